@@ -1,0 +1,184 @@
+// ppe: run a program under the collector without relinking it, like `perf record` or `hpcrun`.
+// Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
+// program, so its exit status and signals are its own.
+#include "ppe/core/env_value.h"
+
+#include <boost/program_options.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Exit statuses of the launcher itself, as env(1) and timeout(1) use them.
+constexpr int kUsageError = 125;
+constexpr int kCannotRun = 126;
+constexpr int kNotFound = 127;
+
+struct Options {
+    std::optional<std::string> output, mem, interval, frequency, mode, timer, lib;
+};
+
+// Boost 1.74 cannot store into std::optional: read the strings back from the variables map.
+Options optionsFrom(const po::variables_map& vm)
+{
+    auto get = [&vm](const char* name) -> std::optional<std::string> {
+        if (!vm.count(name))
+            return std::nullopt;
+        return vm[name].as<std::string>();
+    };
+    return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
+        get("lib") };
+}
+
+po::options_description describeOptions()
+{
+    po::options_description d("Options (before PROG)");
+    d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")(
+        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")(
+        "mem,m", po::value<std::string>()->value_name("PAGES"), "histogram budget in 512-byte pages (PPE_MEM, 2048)")(
+        "interval,i", po::value<std::string>()->value_name("N"), "sampling interval in 100 ns units (PPE_INT, 5000)")(
+        "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")(
+        "mode", po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
+        "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
+        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload");
+    return d;
+}
+
+bool takesValue(const std::string& arg)
+{
+    static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F",
+        "--frequency", "--mode", "--timer", "--lib" };
+    for (const char* name : kWithValue) {
+        if (arg == name)
+            return true;
+    }
+    return false;
+}
+
+// Options end at the first argument that is not an option (or after "--"): that is PROG.
+size_t findProgram(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--")
+            return size_t(i + 1);
+        if (arg.size() < 2 || arg[0] != '-')
+            return size_t(i);
+        if (takesValue(arg))
+            ++i;
+    }
+    return size_t(argc);
+}
+
+[[noreturn]] void fail(int status, const std::string& message)
+{
+    std::cerr << "ppe: error: " << message << "\n";
+    std::exit(status);
+}
+
+std::string checkedNumber(const std::string& option, const std::string& text, uint64_t minimum, uint64_t maximum)
+{
+    uint64_t value = 0;
+    const ppe::ValueError error = ppe::parseDecimal(text.c_str(), minimum, maximum, &value);
+    if (error != ppe::ValueError::None)
+        fail(kUsageError, "--" + option + " " + text + ": " + ppe::describe(error));
+    return std::to_string(value);
+}
+
+std::string modeValue(const std::string& text)
+{
+    if (text == "real" || text == "0")
+        return "0";
+    if (text == "cpu" || text == "1")
+        return "1";
+    fail(kUsageError, "--mode " + text + ": expected real, cpu, 0 or 1");
+}
+
+fs::path findLibrary(const Options& o, const char* argv0)
+{
+    if (o.lib)
+        return fs::absolute(*o.lib);
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path installed = self.parent_path().parent_path() / "lib" / "libppe.so";
+    if (!ec && fs::exists(installed))
+        return installed;
+    const fs::path built = fs::path(PPE_BUILD_LIBDIR) / "libppe.so";
+    if (fs::exists(built))
+        return built;
+    fail(kCannotRun, std::string("cannot find libppe.so next to ") + argv0 + "; use --lib PATH");
+}
+
+void exportSettings(const Options& o)
+{
+    setenv("PPE_ON", "1", 1);
+    if (o.output)
+        setenv("PPE_OUT", o.output->c_str(), 1);
+    if (o.mem)
+        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, 1u << 21).c_str(), 1);
+    if (o.interval && o.frequency)
+        fail(kUsageError, "--interval and --frequency both given; choose one");
+    if (o.interval)
+        setenv("PPE_INT", checkedNumber("interval", *o.interval, 100, 36'000'000'000).c_str(), 1);
+    if (o.frequency) {
+        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, 100'000));
+        setenv("PPE_INT", std::to_string(10'000'000 / hz).c_str(), 1);
+    }
+    if (o.mode)
+        setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
+    if (o.timer)
+        setenv("PPE_TIMER", o.timer->c_str(), 1);
+}
+
+void preload(const fs::path& library)
+{
+    std::string value = library.string();
+    if (const char* existing = getenv("LD_PRELOAD"); existing && *existing)
+        value += std::string(":") + existing;
+    setenv("LD_PRELOAD", value.c_str(), 1);
+}
+
+void usage(const po::options_description& d)
+{
+    std::cout << "usage: ppe [options] PROG [ARGS...]\n"
+                 "Runs PROG with the ppe collector preloaded; the profile goes to PROG.ppe\n"
+                 "(see `ppeout` to format it).\n\n"
+              << d;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const po::options_description d = describeOptions();
+    const size_t program = findProgram(argc, argv);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(int(program), argv).options(d).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        fail(kUsageError, std::string(e.what()) + " (see ppe --help)");
+    }
+    if (vm.count("help"))
+        return usage(d), 0;
+    if (vm.count("version"))
+        return std::cout << "ppe " << PPE_VERSION << "\n", 0;
+    if (program >= size_t(argc))
+        fail(kUsageError, "no program to run (see ppe --help)");
+    const Options o = optionsFrom(vm);
+    exportSettings(o);
+    preload(findLibrary(o, argv[0]));
+    execvp(argv[program], argv + program);
+    const int error = errno;
+    fail(error == ENOENT ? kNotFound : kCannotRun, std::string("cannot run ") + argv[program] + ": " + std::strerror(error));
+}

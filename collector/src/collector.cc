@@ -1,0 +1,510 @@
+// libppe: starts before main when PPE_ON is set, samples the program counter of every thread into
+// a histogram of the main executable's code, and writes NAME.ppe when the program ends.
+#include "image.h"
+#include "live_profile.h"
+#include "messages.h"
+#include "report.h"
+#include "sampler.h"
+
+#pragma GCC visibility push(default)
+#include "ppe.h"
+#pragma GCC visibility pop
+#include "ppe/core/output_file.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+enum class Phase { Off, Ready, Running, Stopped };
+
+struct Collector {
+    Config config;
+    std::atomic<Phase> phase { Phase::Off };
+    std::atomic<LiveProfile*> live { nullptr };
+    ReportScratch* scratch = nullptr;
+    Mechanism mechanism = Mechanism::None;
+    char basePath[PATH_MAX] = {}; // the output name before any fork
+    char outputPath[PATH_MAX] = {};
+    uint64_t activeNs = 0; // sampling time accumulated over finished periods
+    uint64_t periodStartNs = 0;
+    uint64_t wallStartNs = 0;
+    pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER; // serialises the control calls (never the sampler)
+};
+
+Collector g_ppe;
+
+uint64_t nowNs(clockid_t clock)
+{
+    timespec t {};
+    clock_gettime(clock, &t);
+    return uint64_t(t.tv_sec) * 1'000'000'000 + uint64_t(t.tv_nsec);
+}
+
+clockid_t activeClock()
+{
+    return g_ppe.config.mode == SampleMode::Cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+}
+
+// ---- the sampler's hooks: signal handler context ----
+
+void onSample(uintptr_t pc)
+{
+    if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire))
+        recordSample(*live, pc);
+}
+
+void onTick(uint64_t expirations)
+{
+    if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire))
+        std::atomic_ref<uint64_t>(live->record->ticks).fetch_add(expirations, std::memory_order_relaxed);
+}
+
+// ---- identity of the run ----
+
+void readSmallFile(const char* path, char* out, size_t capacity, uint32_t* used)
+{
+    *used = 0;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    while (*used < capacity) {
+        const ssize_t n = read(fd, out + *used, capacity - *used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        *used += uint32_t(n);
+    }
+    close(fd);
+}
+
+// "model name : Intel(R) ..." (x86), else the first "Hardware"/"cpu model"/"uarch" line, else "".
+void readCpuModel(char* out, size_t capacity)
+{
+    static char info[16384];
+    uint32_t used = 0;
+    readSmallFile("/proc/cpuinfo", info, sizeof(info) - 1, &used);
+    info[used] = '\0';
+    for (const char* key : { "model name", "cpu model", "Hardware", "uarch", "cpu" }) {
+        const char* at = std::strstr(info, key);
+        const char* colon = at ? std::strchr(at, ':') : nullptr;
+        if (!colon)
+            continue;
+        const char* start = colon + 1 + (colon[1] == ' ');
+        size_t n = 0;
+        while (start[n] && start[n] != '\n' && n + 1 < capacity) {
+            out[n] = start[n];
+            ++n;
+        }
+        out[n] = '\0';
+        return;
+    }
+}
+
+void describeRun(ProfileRecord& r, const ObjectImage& image)
+{
+    copyString(r.producer, sizeof(r.producer), "libppe " PPE_VERSION);
+    utsname u {};
+    uname(&u);
+    copyString(r.host, sizeof(r.host), u.nodename);
+    copyString(r.arch, sizeof(r.arch), u.machine);
+    copyString(r.os, sizeof(r.os), u.sysname);
+    size_t used = std::strlen(r.os);
+    if (used + 1 < sizeof(r.os)) {
+        r.os[used] = ' ';
+        copyString(r.os + used + 1, sizeof(r.os) - used - 1, u.release);
+    }
+    readCpuModel(r.cpu, sizeof(r.cpu));
+    readSmallFile("/proc/self/cmdline", r.command, sizeof(r.command), &r.commandSize);
+    copyString(r.image, sizeof(r.image), image.path);
+    std::memcpy(r.buildId, image.buildId, image.buildIdSize);
+    r.buildIdSize = image.buildIdSize;
+    r.pid = uint64_t(getpid());
+    r.parentPid = uint64_t(getppid());
+    r.startTime = int64_t(time(nullptr));
+    r.granularity = instructionGranularity();
+    r.mode = uint32_t(g_ppe.config.mode);
+    r.interval = g_ppe.config.interval;
+    copyString(r.mechanism, sizeof(r.mechanism), mechanismName(g_ppe.mechanism));
+}
+
+// ---- output name ----
+
+void appendTo(char* path, const char* text)
+{
+    const size_t used = std::strlen(path);
+    copyString(path + used, PATH_MAX - used, text);
+}
+
+void chooseOutputPath(const char* imagePath)
+{
+    char* path = g_ppe.basePath;
+    const char* wanted = g_ppe.config.output;
+    if (!wanted) {
+        copyString(path, PATH_MAX, imagePath);
+        appendTo(path, ".ppe");
+    } else if (wanted[0] == '/' || !getcwd(path, PATH_MAX)) {
+        copyString(path, PATH_MAX, wanted); // resolved now: the program may chdir before it ends
+    } else {
+        appendTo(path, "/");
+        appendTo(path, wanted);
+    }
+    copyString(g_ppe.outputPath, PATH_MAX, path);
+}
+
+// NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an extension).
+void outputPathForChild()
+{
+    const char* base = g_ppe.basePath;
+    const char* slash = std::strrchr(base, '/');
+    const char* dot = std::strrchr(slash ? slash : base, '.');
+    if (dot && (dot == base || dot[-1] == '/'))
+        dot = nullptr; // a leading dot is not an extension
+    const size_t stem = dot ? size_t(dot - base) : std::strlen(base);
+    char pid[24];
+    char* p = pid + sizeof(pid) - 1;
+    *p = '\0';
+    for (uint64_t v = uint64_t(getpid()); v || p == pid + sizeof(pid) - 1; v /= 10)
+        *--p = char('0' + v % 10);
+    char* out = g_ppe.outputPath;
+    copyString(out, stem + 1 < PATH_MAX ? stem + 1 : PATH_MAX, base);
+    appendTo(out, ".");
+    appendTo(out, p);
+    if (dot)
+        appendTo(out, dot);
+}
+
+// ---- one collector per process ----
+
+// Every copy of the collector carries this note. When the program has two (libppe.a linked in and
+// libppe.so preloaded), the copy in the earliest loaded object (the executable) runs.
+asm(".pushsection .note.ppe,\"a\",@note\n"
+    ".balign 4\n"
+    ".long 4\n" // namesz
+    ".long 4\n" // descsz
+    ".long 0x50504531\n" // type: "PPE1"
+    ".asciz \"PPE\"\n"
+    ".long 1\n"
+    ".popsection\n");
+
+bool hasPpeNote(const dl_phdr_info* info)
+{
+    for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE)
+            continue;
+        const char* at = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+        const char* end = at + ph.p_memsz;
+        while (at + sizeof(ElfW(Nhdr)) <= end) {
+            const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(at);
+            const char* name = at + sizeof(*note);
+            if (note->n_type == 0x50504531 && note->n_namesz == 4 && std::memcmp(name, "PPE", 4) == 0)
+                return true;
+            at = name + ((note->n_namesz + 3) & ~3u) + ((note->n_descsz + 3) & ~3u);
+        }
+    }
+    return false;
+}
+
+bool objectContains(const dl_phdr_info* info, uintptr_t address)
+{
+    for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+        if (ph.p_type == PT_LOAD && address >= start && address - start < ph.p_memsz)
+            return true;
+    }
+    return false;
+}
+
+int findFirstCollector(dl_phdr_info* info, size_t, void* result)
+{
+    if (!hasPpeNote(info))
+        return 0;
+    *static_cast<bool*>(result) = objectContains(info, reinterpret_cast<uintptr_t>(&g_ppe));
+    return 1;
+}
+
+bool isFirstCollector()
+{
+    bool first = true; // no note found (stripped of notes?): run
+    dl_iterate_phdr(findFirstCollector, &first);
+    return first;
+}
+
+// ---- life cycle ----
+
+void disabled(const char* why) { say({ "disabled: ", why }); }
+
+LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t codeEnd, uint64_t pages)
+{
+    BinLayout layout;
+    if (!computeBinLayout(codeStart, codeEnd, instructionGranularity(), pages * kPageBytes, &layout)) {
+        disabled("cannot fit the histogram of the monitored range in PPE_MEM");
+        return nullptr;
+    }
+    LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);
+    if (!live) {
+        disabled("cannot map memory for the histogram");
+        return nullptr;
+    }
+    describeRun(*live->record, image);
+    return live;
+}
+
+void announce(const LiveProfile& live)
+{
+    const BinLayout& layout = live.record->layout;
+    say({ "monitored address range is ", Part::hex(layout.start), " - ", Part::hex(layout.end - 1), " (hex), ",
+        mechanismName(g_ppe.mechanism), ", ", Part::dec(layout.width), "-byte bins" });
+}
+
+void startPeriod()
+{
+    g_ppe.periodStartNs = nowNs(activeClock());
+    g_ppe.phase.store(Phase::Running, std::memory_order_release);
+    runSampler(true);
+}
+
+void endPeriod()
+{
+    runSampler(false);
+    g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+    g_ppe.phase.store(Phase::Ready, std::memory_order_release);
+}
+
+// Stops sampling and writes the profile. Safe from a signal handler; runs once.
+void finish(const char* reason)
+{
+    Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+    do {
+        if (phase == Phase::Off || phase == Phase::Stopped)
+            return;
+    } while (!g_ppe.phase.compare_exchange_weak(phase, Phase::Stopped, std::memory_order_acq_rel));
+    disarmSampler();
+    if (phase == Phase::Running)
+        g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+    char written[PATH_MAX];
+    const int error = writeReport(*live, g_ppe.scratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
+        g_ppe.activeNs / 1000, wallUs, written);
+    if (error)
+        say({ "cannot write ", written, ": ", strerrordesc_np(error) });
+    else
+        say({ "output file is ", written });
+}
+
+void onExit() { finish("exit"); }
+
+void onForkChild()
+{
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+    if (!live || phase == Phase::Off || phase == Phase::Stopped)
+        return;
+    clearCounters(*live);
+    ProfileRecord& r = *live->record;
+    r.pid = uint64_t(getpid());
+    r.parentPid = uint64_t(getppid());
+    r.startTime = int64_t(time(nullptr));
+    g_ppe.activeNs = 0;
+    g_ppe.periodStartNs = nowNs(activeClock());
+    g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
+    g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
+    outputPathForChild();
+    const char* why = nullptr;
+    if (!rearmSamplerInChild(&why)) {
+        g_ppe.phase.store(Phase::Off, std::memory_order_release);
+        disabled(why);
+    }
+}
+
+void warnValue(const char* name, const char* value, const char* problem, const char* kept)
+{
+    say({ name, "=\"", value, "\": ", problem, "; using ", kept });
+}
+
+bool arm()
+{
+    const char* why = nullptr;
+    g_ppe.mechanism = armSampler(g_ppe.config.mode, g_ppe.config.interval * 100, g_ppe.config.timer,
+        SamplerHooks { onSample, onTick }, &why);
+    if (g_ppe.mechanism == Mechanism::None) {
+        disabled(why);
+        return false;
+    }
+    return true;
+}
+
+// The automatic start: the whole code of the main executable, sampling at once.
+void load()
+{
+    g_ppe.config = readConfig([](const char* name) -> const char* { return getenv(name); }, warnValue);
+    if (!g_ppe.config.enabled || !isFirstCollector())
+        return;
+    ObjectImage image;
+    if (!findMainImage(&image)) {
+        disabled("cannot find the code of the main executable");
+        return;
+    }
+    g_ppe.scratch = createReportScratch();
+    if (!g_ppe.scratch || !arm())
+        return;
+    LiveProfile* live = prepareLive(image, image.codeStart, image.codeEnd, g_ppe.config.pages);
+    if (!live)
+        return;
+    chooseOutputPath(image.path);
+    g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
+    g_ppe.live.store(live, std::memory_order_release);
+    g_ppe.phase.store(Phase::Ready, std::memory_order_release);
+    atexit(onExit);
+    pthread_atfork(nullptr, nullptr, onForkChild);
+    announce(*live);
+    startPeriod();
+}
+
+// ---- the control calls ----
+
+struct ControlLock {
+    ControlLock() { pthread_mutex_lock(&g_ppe.control); }
+    ~ControlLock() { pthread_mutex_unlock(&g_ppe.control); }
+    ControlLock(const ControlLock&) = delete;
+    ControlLock& operator=(const ControlLock&) = delete;
+};
+
+bool active()
+{
+    const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+    return phase == Phase::Ready || phase == Phase::Running;
+}
+
+int initRange(uintptr_t start, uintptr_t end, unsigned pages)
+{
+    ControlLock lock;
+    if (!active())
+        return -1;
+    ObjectImage image;
+    if (end <= start || !findImageContaining(start, &image)) {
+        say({ "ppe_init: ", Part::hex(start), " - ", Part::hex(end), " is not in a loaded object's code" });
+        return -1;
+    }
+    if (g_ppe.phase.load(std::memory_order_acquire) == Phase::Running)
+        endPeriod();
+    LiveProfile* live = prepareLive(image, start - image.bias, end - image.bias, pages ? pages : g_ppe.config.pages);
+    if (!live)
+        return -1;
+    // The previous profile's memory stays mapped: a signal may still be on its way to it.
+    g_ppe.live.store(live, std::memory_order_release);
+    g_ppe.activeNs = 0;
+    announce(*live);
+    return 0;
+}
+
+int setSampling(unsigned interval, int mode)
+{
+    ControlLock lock;
+    if (!active())
+        return -1;
+    if (interval < kMinInterval || (mode != 0 && mode != 1)) {
+        say({ "ppe_set: invalid interval ", Part::dec(interval), " or mode ", Part::dec(uint64_t(mode)),
+            "; keeping the current ones" });
+        return -1;
+    }
+    const bool running = g_ppe.phase.load(std::memory_order_acquire) == Phase::Running;
+    if (running)
+        endPeriod();
+    g_ppe.config.interval = interval;
+    g_ppe.config.mode = SampleMode(mode);
+    disarmSampler();
+    if (!arm()) {
+        g_ppe.phase.store(Phase::Off, std::memory_order_release);
+        return -1;
+    }
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    live->record->interval = interval;
+    live->record->mode = uint32_t(mode);
+    copyString(live->record->mechanism, sizeof(live->record->mechanism), mechanismName(g_ppe.mechanism));
+    if (running)
+        startPeriod();
+    return 0;
+}
+
+int startSampling()
+{
+    ControlLock lock;
+    if (!active())
+        return -1;
+    if (g_ppe.phase.load(std::memory_order_acquire) == Phase::Ready)
+        startPeriod();
+    return 0;
+}
+
+int pauseSampling()
+{
+    ControlLock lock;
+    if (!active())
+        return -1;
+    if (g_ppe.phase.load(std::memory_order_acquire) == Phase::Running)
+        endPeriod();
+    return 0;
+}
+
+int stopSampling()
+{
+    ControlLock lock;
+    if (!active())
+        return -1;
+    finish("ppe_stop");
+    return 0;
+}
+
+__attribute__((constructor)) void autoStart() { ppe_load(); }
+
+} // namespace
+
+} // namespace ppe
+
+extern "C" {
+
+void ppe_load(void)
+{
+    static bool loaded = false;
+    if (loaded)
+        return;
+    loaded = true;
+    ppe::load();
+}
+
+int ppe_init(const void* start, const void* end, unsigned pages)
+{
+    return ppe::initRange(reinterpret_cast<uintptr_t>(start), reinterpret_cast<uintptr_t>(end), pages);
+}
+
+int ppe_set(unsigned interval, int mode) { return ppe::setSampling(interval, mode); }
+int ppe_start(void) { return ppe::startSampling(); }
+int ppe_pause(void) { return ppe::pauseSampling(); }
+int ppe_stop(void) { return ppe::stopSampling(); }
+
+void ppe_init_(const long long* start, const long long* end) { ppe_init_f(start, end, nullptr); }
+
+void ppe_init_f(const long long* start, const long long* end, const int* pages)
+{
+    ppe::initRange(uintptr_t(*start), uintptr_t(*end), pages && *pages > 0 ? unsigned(*pages) : 0);
+}
+
+void ppe_set_(const int* interval, const int* mode) { ppe_set(unsigned(*interval), *mode); }
+void ppe_start_(void) { ppe_start(); }
+void ppe_pause_(void) { ppe_pause(); }
+void ppe_stop_(void) { ppe_stop(); }
+}

@@ -1,0 +1,66 @@
+#include "config.h"
+
+#include "ppe/core/env_value.h"
+
+namespace ppe {
+
+namespace {
+
+bool same(const char* a, const char* b)
+{
+    while (*a && *a == *b) {
+        ++a;
+        ++b;
+    }
+    return *a == *b;
+}
+
+void readNumber(LookupFn lookup, WarnFn warn, const char* name, uint64_t minimum, uint64_t maximum,
+    const char* kept, uint64_t* value)
+{
+    const char* text = lookup(name);
+    if (!text)
+        return;
+    const ValueError error = parseDecimal(text, minimum, maximum, value);
+    if (error != ValueError::None)
+        warn(name, text, describe(error), kept);
+}
+
+TimerChoice readTimer(LookupFn lookup, WarnFn warn)
+{
+    const char* text = lookup("PPE_TIMER");
+    if (!text || same(text, "auto"))
+        return TimerChoice::Auto;
+    if (same(text, "perf"))
+        return TimerChoice::Perf;
+    if (same(text, "itimer"))
+        return TimerChoice::Itimer;
+    if (same(text, "posix"))
+        return TimerChoice::Posix;
+    warn("PPE_TIMER", text, "not one of auto, perf, itimer, posix", "auto");
+    return TimerChoice::Auto;
+}
+
+} // namespace
+
+Config readConfig(LookupFn lookup, WarnFn warn)
+{
+    Config config;
+    config.enabled = lookup("PPE_ON") != nullptr;
+    if (!config.enabled)
+        return config;
+    config.output = lookup("PPE_OUT");
+    if (config.output && !*config.output) {
+        warn("PPE_OUT", config.output, "empty value", "the default name");
+        config.output = nullptr;
+    }
+    readNumber(lookup, warn, "PPE_MEM", 1, kMaxPages, "2048", &config.pages);
+    readNumber(lookup, warn, "PPE_INT", kMinInterval, kMaxInterval, "5000", &config.interval);
+    uint64_t mode = 0;
+    readNumber(lookup, warn, "PPE_MODE", 0, 1, "0", &mode);
+    config.mode = SampleMode(mode);
+    config.timer = readTimer(lookup, warn);
+    return config;
+}
+
+} // namespace ppe

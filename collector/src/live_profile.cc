@@ -1,0 +1,84 @@
+#include "live_profile.h"
+
+#include <atomic>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
+void bump(uint64_t& counter) { std::atomic_ref<uint64_t>(counter).fetch_add(1, std::memory_order_relaxed); }
+
+// Counters saturate rather than wrap; a saturated sample is still counted as in range.
+void bumpBin(ProfileRecord& record, uint32_t& bin)
+{
+    std::atomic_ref<uint32_t> counter(bin);
+    uint32_t seen = counter.load(std::memory_order_relaxed);
+    while (seen != UINT32_MAX && !counter.compare_exchange_weak(seen, seen + 1, std::memory_order_relaxed)) {
+    }
+    if (seen == UINT32_MAX)
+        bump(record.saturated);
+}
+
+} // namespace
+
+LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd)
+{
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    const size_t headSize = roundUp(sizeof(LiveProfile), 64) + sizeof(ProfileRecord);
+    const size_t countersOffset = roundUp(headSize, page);
+    const size_t binsSize = roundUp(layout.bytes(), 64);
+    const size_t size = roundUp(countersOffset + binsSize + sizeof(PcSlot) * kPcTableSlots, page);
+    void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+        return nullptr;
+    auto* base = static_cast<char*>(memory);
+    auto* live = reinterpret_cast<LiveProfile*>(base);
+    live->record = reinterpret_cast<ProfileRecord*>(base + roundUp(sizeof(LiveProfile), 64));
+    live->bins = reinterpret_cast<uint32_t*>(base + countersOffset);
+    live->pcs = reinterpret_cast<PcSlot*>(base + countersOffset + binsSize);
+    live->runStart = layout.start + bias;
+    live->runLength = layout.count << layout.shift;
+    live->shift = layout.shift;
+    live->imageStart = imageStart;
+    live->imageEnd = imageEnd;
+    live->mappingSize = size;
+    live->countersOffset = countersOffset;
+    live->record->layout = layout;
+    live->record->loadBias = bias;
+    return live;
+}
+
+void recordSample(const LiveProfile& live, uintptr_t pc)
+{
+    ProfileRecord& record = *live.record;
+    const uint64_t offset = pc - live.runStart;
+    if (offset < live.runLength) {
+        bump(record.counts[kInRange]);
+        bumpBin(record, live.bins[offset >> live.shift]);
+        return;
+    }
+    if (pc >= live.imageStart && pc < live.imageEnd) {
+        bump(record.counts[pc < live.runStart ? kBelow : kAbove]);
+        return;
+    }
+    if (!addPc(live.pcs, pc))
+        bump(record.counts[kLost]);
+}
+
+void clearCounters(LiveProfile& live)
+{
+    ProfileRecord& record = *live.record;
+    for (uint64_t& count : record.counts)
+        count = 0;
+    record.saturated = 0;
+    record.ticks = 0;
+    // The counters are private copy-on-write pages: dropping them gives zero pages without copying.
+    char* counters = reinterpret_cast<char*>(&live) + live.countersOffset;
+    madvise(counters, live.mappingSize - live.countersOffset, MADV_DONTNEED);
+}
+
+} // namespace ppe

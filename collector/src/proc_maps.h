@@ -1,0 +1,34 @@
+// /proc/self/maps, read with raw system calls into caller-provided memory (signal-safe).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ppe {
+
+struct Mapping {
+    uintptr_t start;
+    uintptr_t end;
+    uint64_t offset; // file offset of `start`
+    uint32_t path; // offset into the path arena; 0 = anonymous (the arena starts with "")
+    bool executable;
+    bool readable;
+};
+
+struct MapsTable {
+    Mapping* mappings; // capacity `mappingCapacity`
+    size_t mappingCapacity;
+    size_t mappingCount;
+    char* paths; // arena of '\0'-terminated paths, capacity `pathCapacity`
+    size_t pathCapacity;
+    size_t pathUsed;
+    bool truncated; // some mappings or paths did not fit
+};
+
+// Fills `table` from /proc/self/maps, in address order. Returns false if the file cannot be read.
+bool readMaps(MapsTable* table);
+
+// The mapping that contains `address`, or nullptr.
+const Mapping* findMapping(const MapsTable& table, uintptr_t address);
+
+} // namespace ppe

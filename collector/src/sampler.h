@@ -1,0 +1,41 @@
+// Where samples come from. Three mechanisms, chosen by mode and by what the kernel allows:
+//  - perf-task-clock (CPU time, mode 1): one PERF_COUNT_SW_TASK_CLOCK event per thread with
+//    sigtrap=1, inherited by every thread created later; the kernel sends SIGTRAP to the thread
+//    whose CPU time ran out its period, at the asked rate (Linux >= 5.13, perf_event_paranoid <= 2).
+//  - itimer-prof (CPU time, fallback): setitimer(ITIMER_PROF), SIGPROF to the running thread;
+//    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
+//  - posix-timer (real time, mode 0): one CLOCK_MONOTONIC POSIX timer; the thread that takes its
+//    SIGPROF forwards it with tgkill() to every other thread, so each thread is sampled at the
+//    asked rate whether it runs or waits.
+#pragma once
+
+#include "config.h"
+
+#include <cstdint>
+
+namespace ppe {
+
+enum class Mechanism { None, PerfTaskClock, ItimerProf, PosixTimer };
+const char* mechanismName(Mechanism mechanism);
+
+struct SamplerHooks {
+    void (*sample)(uintptr_t pc); // a sample of the interrupted thread; from a signal handler
+    void (*tick)(uint64_t expirations); // a real-time timer expiry; from a signal handler
+};
+
+// Installs the signal handler and creates the timer or events, not yet running. On failure returns
+// Mechanism::None and sets *why. Not signal-safe.
+Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why);
+
+// Starts or stops the flow of signals. Signal-safe.
+void runSampler(bool on);
+
+// Stops the flow of signals for good; signals already on their way are still recognised and
+// dropped. Signal-safe.
+void disarmSampler();
+
+// In a forked child: timers and perf events are not inherited by processes (only by threads), so
+// create the child's own. Returns false (and sets *why) if that failed. Signal-safe.
+bool rearmSamplerInChild(const char** why);
+
+} // namespace ppe

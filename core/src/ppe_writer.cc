@@ -1,0 +1,196 @@
+#include "ppe/core/ppe_writer.h"
+
+#include "ppe/core/civil_time.h"
+#include "ppe/core/line_writer.h"
+
+#include <atomic>
+
+namespace ppe {
+
+const char* categoryName(unsigned category)
+{
+    static const char* const kNames[kCategoryCount] = { "in-range", "below", "above", "shared", "vdso", "anon",
+        "unknown", "lost" };
+    return category < kCategoryCount ? kNames[category] : "invalid";
+}
+
+const char* statusName(ProfileStatus status)
+{
+    switch (status) {
+    case ProfileStatus::Complete:
+        return "complete";
+    case ProfileStatus::Checkpoint:
+        return "checkpoint";
+    case ProfileStatus::Recovered:
+        return "recovered";
+    }
+    return "complete";
+}
+
+// Counters may still be moving in other threads while the writer reads them.
+static uint64_t load(const uint64_t& counter)
+{
+    return std::atomic_ref<const uint64_t>(counter).load(std::memory_order_relaxed);
+}
+
+static uint32_t load(const uint32_t& counter)
+{
+    return std::atomic_ref<const uint32_t>(counter).load(std::memory_order_relaxed);
+}
+
+uint64_t totalSamples(const ProfileRecord& record)
+{
+    uint64_t total = 0;
+    for (unsigned c = 0; c < kCategoryCount; ++c)
+        total += load(record.counts[c]);
+    return total;
+}
+
+uint64_t requestedRateMilliHz(uint64_t interval) { return interval ? 10'000'000'000ull / interval : 0; }
+
+uint64_t achievedRateMilliHz(const ProfileRecord& record)
+{
+    if (!record.activeUs)
+        return 0;
+    const bool cpu = record.mode == uint32_t(SampleMode::Cpu);
+    const uint64_t events = cpu ? totalSamples(record) : record.ticks;
+    return uint64_t(events * 1'000'000'000.0 / double(record.activeUs));
+}
+
+static void timeField(LineWriter& w, const char* key, int64_t seconds)
+{
+    const CivilTime t = civilFromUnix(seconds);
+    auto two = [&w](unsigned v) { w.ch(char('0' + v / 10)).ch(char('0' + v % 10)); };
+    w.str(key).ch(' ').sdec(t.year).ch('-');
+    two(t.month);
+    w.ch('-');
+    two(t.day);
+    w.ch('T');
+    two(t.hour);
+    w.ch(':');
+    two(t.minute);
+    w.ch(':');
+    two(t.second);
+    w.str("Z").endl();
+}
+
+static void textField(LineWriter& w, const char* key, const char* value)
+{
+    w.str(key).ch(' ').quoted(value).endl();
+}
+
+static void buildIdField(LineWriter& w, const uint8_t* id, uint32_t size)
+{
+    if (!size) {
+        w.str("none");
+        return;
+    }
+    w.hexBytes(id, size);
+}
+
+static void writeCommand(LineWriter& w, const ProfileRecord& r)
+{
+    w.str("command");
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < r.commandSize && i < sizeof(r.command); ++i) {
+        if (r.command[i])
+            continue;
+        w.ch(' ').quoted(r.command + start, i - start);
+        start = i + 1;
+    }
+    w.endl();
+}
+
+static void writeIdentity(LineWriter& w, const ProfileRecord& r)
+{
+    w.str("ppe-profile ").dec(kFormatVersion).endl();
+    textField(w, "producer", r.producer);
+    w.str("status ").str(statusName(ProfileStatus(r.status))).endl();
+    textField(w, "end-reason", r.endReason);
+    textField(w, "host", r.host);
+    textField(w, "cpu", r.cpu);
+    textField(w, "arch", r.arch);
+    textField(w, "os", r.os);
+    w.str("pid ").dec(r.pid).endl();
+    w.str("parent-pid ").dec(r.parentPid).endl();
+    timeField(w, "start-time", r.startTime);
+    timeField(w, "end-time", r.endTime);
+    textField(w, "image", r.image);
+    w.str("build-id ");
+    buildIdField(w, r.buildId, r.buildIdSize);
+    w.endl();
+    writeCommand(w, r);
+}
+
+static uint32_t maxBin(const ProfileOutput& out)
+{
+    uint32_t most = 0;
+    for (uint64_t i = 0; i < out.record->layout.count; ++i) {
+        const uint32_t v = load(out.bins[i]);
+        most = v > most ? v : most;
+    }
+    return most;
+}
+
+static void writeSampling(LineWriter& w, const ProfileOutput& out)
+{
+    const ProfileRecord& r = *out.record;
+    w.str("load-bias ").hex(r.loadBias).endl();
+    w.str("range ").hex(r.layout.start).ch(' ').hex(r.layout.end).endl();
+    textField(w, "mechanism", r.mechanism);
+    const bool cpu = r.mode == uint32_t(SampleMode::Cpu);
+    w.str("mode ").dec(r.mode).str(cpu ? " cpu" : " real").endl();
+    w.str("interval ").dec(r.interval).endl();
+    w.str("requested-rate ").fixed(requestedRateMilliHz(r.interval), 3).endl();
+    w.str("achieved-rate ").fixed(achievedRateMilliHz(r), 3).endl();
+    w.str("granularity ").dec(r.granularity).endl();
+    w.str("bin-width ").dec(r.layout.width).endl();
+    w.str("bin-count ").dec(r.layout.count).endl();
+    w.str("max-bin ").dec(maxBin(out)).endl();
+    w.str("cpu-time ").fixed(r.cpuUserUs, 6).ch(' ').fixed(r.cpuSystemUs, 6).endl();
+    w.str("wall-time ").fixed(r.wallUs, 6).endl();
+    w.str("active-time ").fixed(r.activeUs, 6).endl();
+    w.str("ticks ").dec(load(r.ticks)).endl();
+    for (unsigned c = 0; c < kCategoryCount; ++c)
+        w.str("count ").str(categoryName(c)).ch(' ').dec(load(r.counts[c])).endl();
+    w.str("count saturated ").dec(load(r.saturated)).endl();
+    w.str("count total ").dec(totalSamples(r)).endl();
+}
+
+static void writeObjects(LineWriter& w, const ProfileOutput& out)
+{
+    for (size_t i = 0; i < out.objectCount; ++i) {
+        const ObjectInfo& o = out.objects[i];
+        w.str("object ").dec(i).ch(' ').dec(o.hits).ch(' ');
+        buildIdField(w, o.buildId, o.buildIdSize);
+        w.ch(' ').quoted(o.path).endl();
+    }
+    for (size_t i = 0; i < out.hitCount; ++i) {
+        const ObjectHit& h = out.hits[i];
+        w.str("object-hit ").dec(h.object).ch(' ').hex(h.fileOffset).ch(' ').dec(h.count).endl();
+    }
+}
+
+static void writeBins(LineWriter& w, const ProfileOutput& out)
+{
+    const BinLayout& layout = out.record->layout;
+    for (uint64_t i = 0; i < layout.count; ++i) {
+        const uint32_t v = load(out.bins[i]);
+        if (v)
+            w.str("bin ").hex(layout.addressOf(i)).ch(' ').dec(v).endl();
+    }
+}
+
+int writeProfile(int fd, const ProfileOutput& out)
+{
+    static char buffer[16384]; // not re-entrant, like the whole writer
+    LineWriter w(fd, buffer, sizeof(buffer));
+    writeIdentity(w, *out.record);
+    writeSampling(w, out);
+    writeObjects(w, out);
+    writeBins(w, out);
+    w.str("end").endl();
+    return w.flush() ? 0 : w.error();
+}
+
+} // namespace ppe
