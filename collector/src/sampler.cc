@@ -174,7 +174,7 @@ void passOn(int signal, siginfo_t* info, void* context)
     }
     struct sigaction fallback {};
     fallback.sa_handler = SIG_DFL;
-    sigaction(signal, &fallback, nullptr);
+    __sigaction(signal, &fallback, nullptr);
     syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
 }
 
@@ -202,7 +202,7 @@ bool installHandler(int signal, const char** why)
     if (s.installed[slotOf(signal)])
         return true; // still ours from an earlier arming
     struct sigaction previous {};
-    sigaction(signal, nullptr, &previous);
+    __sigaction(signal, nullptr, &previous);
     const bool handled = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
                                                            : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
     if (handled && signal == SIGPROF) {
@@ -213,7 +213,7 @@ bool installHandler(int signal, const char** why)
     action.sa_sigaction = onSignal;
     action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
-    if (sigaction(signal, &action, &s.previous[slotOf(signal)]) != 0) {
+    if (__sigaction(signal, &action, &s.previous[slotOf(signal)]) != 0) {
         *why = "cannot install the signal handler";
         return false;
     }
@@ -348,6 +348,22 @@ Mechanism firstChoice(SampleMode mode, TimerChoice choice)
 }
 
 } // namespace
+
+bool samplerOwnsSignal(int signal)
+{
+    return (signal == SIGTRAP || signal == SIGPROF) && g_sampler.installed[slotOf(signal)];
+}
+
+int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old)
+{
+    struct sigaction& previous = g_sampler.previous[slotOf(signal)];
+    const struct sigaction was = previous;
+    if (act)
+        previous = *act;
+    if (old)
+        *old = was;
+    return 0;
+}
 
 const char* mechanismName(Mechanism mechanism)
 {

@@ -11,7 +11,12 @@
 
 #include "config.h"
 
+#include <csignal>
 #include <cstdint>
+
+// The C library's own sigaction, past the collector's interposer (exported by glibc's libc.so and
+// libc.a). Signal-safe.
+extern "C" int __sigaction(int signal, const struct sigaction* act, struct sigaction* old);
 
 namespace ppe {
 
@@ -33,6 +38,13 @@ void runSampler(bool on);
 // Stops the flow of signals for good; signals already on their way are still recognised and
 // dropped. Signal-safe.
 void disarmSampler();
+
+// True while the collector's handler owns `signal` (SIGTRAP or SIGPROF). Signal-safe.
+bool samplerOwnsSignal(int signal);
+
+// sigaction() for a signal the collector owns: the program's disposition is recorded and honoured
+// for every signal that is not a sample, but the collector's handler stays installed. Signal-safe.
+int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old);
 
 // In a forked child: timers and perf events are not inherited by processes (only by threads), so
 // create the child's own. Returns false (and sets *why) if that failed. Signal-safe.
