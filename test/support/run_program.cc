@@ -1,0 +1,109 @@
+#include "run_program.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ppe::testing {
+
+namespace {
+
+std::vector<std::string> buildEnvironment(const std::vector<EnvChange>& changes)
+{
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('='));
+        bool replaced = false;
+        for (const EnvChange& c : changes)
+            replaced |= c.name == name;
+        if (!replaced)
+            env.push_back(entry);
+    }
+    for (const EnvChange& c : changes) {
+        if (!c.unset)
+            env.push_back(c.name + "=" + c.value);
+    }
+    return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings)
+{
+    std::vector<char*> out;
+    for (std::string& s : strings)
+        out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+std::string tempCapture()
+{
+    char path[] = "/tmp/ppe-run-XXXXXX";
+    const int fd = mkstemp(path);
+    close(fd);
+    return path;
+}
+
+} // namespace
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+bool fileExists(const std::string& path)
+{
+    struct stat st;
+    return lstat(path.c_str(), &st) == 0;
+}
+
+RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env, const std::string& cwd)
+{
+    RunResult result;
+    std::vector<std::string> args = argv;
+    std::vector<std::string> envStrings = buildEnvironment(env);
+    std::vector<char*> argp = pointers(args);
+    std::vector<char*> envp = pointers(envStrings);
+    const std::string outPath = tempCapture();
+    const std::string errPath = tempCapture();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_TRUNC, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_TRUNC, 0);
+    if (!cwd.empty())
+        posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    pid_t pid = 0;
+    const int error = posix_spawnp(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (error) {
+        ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(error);
+        return result;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.exited = WIFEXITED(status);
+    result.status = result.exited ? WEXITSTATUS(status) : -1;
+    result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    result.coreDumped = WIFSIGNALED(status) && WCOREDUMP(status);
+    result.out = readFile(outPath);
+    result.err = readFile(errPath);
+    unlink(outPath.c_str());
+    unlink(errPath.c_str());
+    return result;
+}
+
+} // namespace ppe::testing

@@ -1,0 +1,35 @@
+// Runs a real program the way a user's shell would, with extra environment variables, and
+// collects what it printed and how it ended.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ppe::testing {
+
+struct RunResult {
+    bool exited = false; // normal exit (then `status`), else killed by `signal`
+    int status = -1;
+    int signal = 0;
+    bool coreDumped = false;
+    std::string out; // stdout
+    std::string err; // stderr
+};
+
+// Environment changes: a value sets the variable, std::nullopt-like "" with unset=true removes it.
+struct EnvChange {
+    std::string name;
+    std::string value;
+    bool unset = false;
+};
+
+// Runs argv[0] (searched in PATH if it has no '/') in `cwd` with the current environment plus
+// `env`; fails the calling test if it cannot be started.
+RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {},
+    const std::string& cwd = "");
+
+std::string readFile(const std::string& path);
+bool fileExists(const std::string& path);
+
+} // namespace ppe::testing
