@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ppe needs to build, test and run its examples. Installs only
+# what is missing, so it is quick to run again. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  # compilers and build
+  gcc g++ gfortran make cmake ninja-build libc6-dev
+  # the linkers whose maps ppeout reads (GNU ld and gold come with binutils)
+  binutils lld mold
+  # libraries: LLVM Object/DebugInfo, Boost.Program_options, fmt, GoogleTest
+  llvm-14-dev libfmt-dev libboost-program-options-dev libgtest-dev libgmock-dev
+  # LLVM's CMake package refers to these
+  zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "ppe: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
