@@ -269,6 +269,31 @@ TEST_F(CollectorTest, FortranProgramProfilesItsSubroutines)
     EXPECT_GT(bsort, 0.0);
 }
 
+TEST_F(CollectorTest, AForkedChildProfilesIntoItsOwnFile)
+{
+    const Profiled parent = profile({ PPE_LAUNCHER, "--mode", "cpu", PPE_FORK_CHILD }, {}, "fork.ppe");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(parent.run.out, m, std::regex("child ([0-9]+) "))) << parent.run.out;
+    const std::string childPid = m[1];
+    auto child = readProfile(m_dir.file("fork." + childPid + ".ppe"));
+    ASSERT_TRUE(child) << child.error().str() << "\n" << parent.run.err;
+    EXPECT_EQ(child->pid, std::stoull(childPid));
+    EXPECT_EQ(child->parentPid, parent.profile.pid);
+    const auto symbols = functionSymbols(PPE_FORK_CHILD);
+    const FunctionSymbol inParent = findFunction(symbols, "in_parent");
+    const FunctionSymbol inChild = findFunction(symbols, "in_child");
+    // Each process's profile holds its own loop and (almost) nothing of the other's.
+    EXPECT_GT(double(hitsIn(parent.profile, inParent)), 0.9 * double(parent.profile.inRange()));
+    EXPECT_LT(double(hitsIn(parent.profile, inChild)), 0.02 * double(parent.profile.inRange()));
+    EXPECT_GT(double(hitsIn(*child, inChild)), 0.9 * double(child->inRange()));
+    EXPECT_EQ(hitsIn(*child, inParent), 0u);
+    // Exactly one profile per process.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(m_dir.path()))
+        files += entry.path().extension() == ".ppe";
+    EXPECT_EQ(files, 2);
+}
+
 // ---- PPE_ON and the environment ----
 
 TEST_F(CollectorTest, WithoutPpeOnTheLinkedCollectorLeavesNoTrace)
