@@ -57,10 +57,10 @@ clockid_t activeClock()
 
 // ---- the sampler's hooks: signal handler context ----
 
-void onSample(uintptr_t pc)
+void onSample(uintptr_t pc, uint64_t weight)
 {
     if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire))
-        recordSample(*live, pc);
+        recordSample(*live, pc, weight);
 }
 
 void onTick(uint64_t expirations)

@@ -10,17 +10,22 @@ namespace {
 
 size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
-void bump(uint64_t& counter) { std::atomic_ref<uint64_t>(counter).fetch_add(1, std::memory_order_relaxed); }
+void bump(uint64_t& counter, uint64_t weight)
+{
+    std::atomic_ref<uint64_t>(counter).fetch_add(weight, std::memory_order_relaxed);
+}
 
-// Counters saturate rather than wrap; a saturated sample is still counted as in range.
-void bumpBin(ProfileRecord& record, uint32_t& bin)
+// Counters saturate rather than wrap; what does not fit is still counted as in range.
+void bumpBin(ProfileRecord& record, uint32_t& bin, uint64_t weight)
 {
     std::atomic_ref<uint32_t> counter(bin);
     uint32_t seen = counter.load(std::memory_order_relaxed);
-    while (seen != UINT32_MAX && !counter.compare_exchange_weak(seen, seen + 1, std::memory_order_relaxed)) {
-    }
-    if (seen == UINT32_MAX)
-        bump(record.saturated);
+    uint32_t added = 0;
+    do {
+        added = uint32_t(weight < UINT32_MAX - seen ? weight : UINT32_MAX - seen);
+    } while (added && !counter.compare_exchange_weak(seen, seen + added, std::memory_order_relaxed));
+    if (added < weight)
+        bump(record.saturated, weight - added);
 }
 
 } // namespace
@@ -52,21 +57,21 @@ LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_
     return live;
 }
 
-void recordSample(const LiveProfile& live, uintptr_t pc)
+void recordSample(const LiveProfile& live, uintptr_t pc, uint64_t weight)
 {
     ProfileRecord& record = *live.record;
     const uint64_t offset = pc - live.runStart;
     if (offset < live.runLength) {
-        bump(record.counts[kInRange]);
-        bumpBin(record, live.bins[offset >> live.shift]);
+        bump(record.counts[kInRange], weight);
+        bumpBin(record, live.bins[offset >> live.shift], weight);
         return;
     }
     if (pc >= live.imageStart && pc < live.imageEnd) {
-        bump(record.counts[pc < live.runStart ? kBelow : kAbove]);
+        bump(record.counts[pc < live.runStart ? kBelow : kAbove], weight);
         return;
     }
-    if (!addPc(live.pcs, pc))
-        bump(record.counts[kLost]);
+    if (!addPc(live.pcs, pc, weight))
+        bump(record.counts[kLost], weight);
 }
 
 void clearCounters(LiveProfile& live)

@@ -26,8 +26,8 @@ struct LiveProfile {
 // Maps and lays out a live profile for `layout`. Returns nullptr on failure. Not signal-safe.
 LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd);
 
-// Counts one sample at `pc`. Signal-safe, lock-free, callable from any thread.
-void recordSample(const LiveProfile& live, uintptr_t pc);
+// Counts a sample of `weight` intervals at `pc`. Signal-safe, lock-free, callable from any thread.
+void recordSample(const LiveProfile& live, uintptr_t pc, uint64_t weight);
 
 // Zeroes every counter (after fork, in the child). Signal-safe.
 void clearCounters(LiveProfile& live);

@@ -16,9 +16,9 @@ struct PcSlot {
 inline constexpr uint32_t kPcTableSlots = 1u << 15; // 512 KiB
 inline constexpr uint32_t kPcTableProbes = 64;
 
-// Counts one sample at `pc`. Returns false when the table has no room for a new address.
+// Counts `weight` samples at `pc`. Returns false when the table has no room for a new address.
 // Safe to call from a signal handler, concurrently from any number of threads.
-inline bool addPc(PcSlot* slots, uint64_t pc)
+inline bool addPc(PcSlot* slots, uint64_t pc, uint64_t weight)
 {
     if (!pc)
         return false;
@@ -31,7 +31,7 @@ inline bool addPc(PcSlot* slots, uint64_t pc)
             seen = pc;
         if (seen != pc)
             continue;
-        std::atomic_ref<uint64_t>(slot.count).fetch_add(1, std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(slot.count).fetch_add(weight, std::memory_order_relaxed);
         return true;
     }
     return false;

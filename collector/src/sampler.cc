@@ -119,7 +119,19 @@ int listThreads(int* out, int capacity)
     return count;
 }
 
-void fanOut()
+// Forwards a tick of `weight` intervals to `tid` (rt_tgsigqueueinfo: unlike tgkill it carries a value).
+void forward(pid_t pid, pid_t tid, int signal, uint64_t weight)
+{
+    siginfo_t info {};
+    info.si_signo = signal;
+    info.si_code = SI_QUEUE;
+    info.si_pid = pid;
+    info.si_uid = getuid();
+    info.si_value.sival_ptr = reinterpret_cast<void*>(uintptr_t(weight));
+    syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal, &info);
+}
+
+void fanOut(uint64_t weight)
 {
     State& s = g_sampler;
     if (s.fanOutBusy.exchange(true, std::memory_order_acquire))
@@ -132,14 +144,14 @@ void fanOut()
     const pid_t self = currentTid();
     for (int i = 0; i < s.threadCount; ++i) {
         if (s.threads[i] != self)
-            syscall(SYS_tgkill, s.pid, s.threads[i], s.signal);
+            forward(s.pid, s.threads[i], s.signal, weight);
     }
     s.fanOutBusy.store(false, std::memory_order_release);
 }
 
 // ---- the handler ----
 
-enum class Origin { Foreign, Sample, Tick };
+enum class Origin { Foreign, Sample, Tick, Forwarded };
 
 Origin originOf(int signal, const siginfo_t* info)
 {
@@ -150,8 +162,8 @@ Origin originOf(int signal, const siginfo_t* info)
         return Origin::Sample;
     if (info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timerCookie)
         return Origin::Tick;
-    if (info->si_code == SI_TKILL && info->si_pid == s.pid)
-        return Origin::Sample;
+    if (info->si_code == SI_QUEUE && info->si_pid == s.pid && s.mechanism == Mechanism::PosixTimer)
+        return Origin::Forwarded;
     return Origin::Foreign;
 }
 
@@ -186,11 +198,15 @@ void onSignal(int signal, siginfo_t* info, void* context)
     if (origin == Origin::Foreign) {
         passOn(signal, info, context);
     } else if (s.running.load(std::memory_order_relaxed)) {
+        uint64_t weight = 1;
         if (origin == Origin::Tick) {
-            s.hooks.tick(1 + uint64_t(info->si_overrun > 0 ? info->si_overrun : 0));
-            fanOut();
+            weight += uint64_t(info->si_overrun > 0 ? info->si_overrun : 0);
+            s.hooks.tick(weight);
+            fanOut(weight);
+        } else if (origin == Origin::Forwarded) {
+            weight = uintptr_t(info->si_value.sival_ptr);
         }
-        s.hooks.sample(interruptedPc(context));
+        s.hooks.sample(interruptedPc(context), weight);
     }
     errno = savedErrno;
 }

@@ -24,7 +24,9 @@ enum class Mechanism { None, PerfTaskClock, ItimerProf, PosixTimer };
 const char* mechanismName(Mechanism mechanism);
 
 struct SamplerHooks {
-    void (*sample)(uintptr_t pc); // a sample of the interrupted thread; from a signal handler
+    // A sample of the interrupted thread standing for `weight` intervals (more than 1 when a
+    // real-time timer overran while the process waited for a CPU); from a signal handler.
+    void (*sample)(uintptr_t pc, uint64_t weight);
     void (*tick)(uint64_t expirations); // a real-time timer expiry; from a signal handler
 };
 

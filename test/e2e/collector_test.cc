@@ -116,6 +116,10 @@ TEST_P(SimpTest, SdHoldsMostHits)
     EXPECT_EQ(p.profile.buildId, buildIdOf(example(c.program)));
     EXPECT_EQ(p.profile.mode == SampleMode::Cpu, std::string(c.mode) == "cpu");
     EXPECT_EQ(p.profile.command.at(1), kPrime);
+    // One thread in real time: every timer expiry (overruns included) is one sample's weight.
+    if (p.profile.mode == SampleMode::Real) {
+        EXPECT_EQ(p.profile.total, p.profile.ticks);
+    }
     // The whole executable's code is monitored: sd and main inside the range.
     EXPECT_LE(p.profile.rangeStart, sd.address);
     EXPECT_GE(p.profile.rangeEnd, sd.address + sd.size);
