@@ -139,6 +139,16 @@ INSTANTIATE_TEST_SUITE_P(LinkModes, SimpTest,
         SimpCase { "preloaded_cpu", "simp_plain", true, "cpu" }),
     [](const auto& info) { return std::string(info.param.name); });
 
+TEST_F(CollectorTest, TickBoundFallbackStillProfiles)
+{
+    const Profiled p = profile({ PPE_LAUNCHER, "--mode", "cpu", "--timer", "itimer", example("simp_plain"), kPrime });
+    EXPECT_EQ(p.profile.mechanism, "itimer-prof");
+    ASSERT_GT(p.profile.inRange(), 20u);
+    const FunctionSymbol sd = findFunction(functionSymbols(example("simp_plain")), "sd");
+    EXPECT_GT(double(hitsIn(p.profile, sd)), 0.9 * double(p.profile.inRange()));
+    EXPECT_LE(p.profile.achievedRate, p.profile.requestedRate * 1.1);
+}
+
 TEST_F(CollectorTest, PreloadedWithLdPreloadDirectly)
 {
     const Profiled p = profile({ example("simp_plain"), kPrime }, { { "LD_PRELOAD", PPE_LIBRARY } });
