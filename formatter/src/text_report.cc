@@ -1,0 +1,101 @@
+#include "ppe/formatter/text_report.h"
+
+#include "ppe/core/civil_time.h"
+
+#include <fmt/format.h>
+
+namespace ppe {
+
+namespace {
+
+std::string vmsDate(int64_t seconds)
+{
+    static const char* const kMonths[] = { "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
+        "NOV", "DEC" };
+    const CivilTime t = civilFromUnix(seconds);
+    return fmt::format("{}-{}-{} {:02}:{:02} UTC", t.day, kMonths[t.month - 1], t.year, t.hour, t.minute);
+}
+
+std::string commandLine(const Profile& p)
+{
+    std::string line;
+    for (const std::string& arg : p.command) {
+        if (!line.empty())
+            line += ' ';
+        const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+        line += plain ? arg : "'" + arg + "'";
+    }
+    return line;
+}
+
+std::string intervalText(const Profile& p)
+{
+    const double ms = double(p.interval) / 10000.0;
+    return fmt::format("{:g} ms {}", ms, p.mode == SampleMode::Cpu ? "CPU" : "PC");
+}
+
+uint64_t count(const Profile& p, unsigned c) { return p.counts[c]; }
+
+void header(std::string& out, const Report& r)
+{
+    const Profile& p = r.profile;
+    out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
+    out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
+    out += fmt::format(" Command line: {}\n", commandLine(p));
+    out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {}\n", p.rangeStart,
+        p.rangeEnd - 1, p.rangeEnd - p.rangeStart, intervalText(p));
+    out += fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate,
+        p.achievedRate);
+    if (p.status != ProfileStatus::Complete)
+        out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
+    if (p.binWidth > p.granularity)
+        out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules is "
+                           "split in proportion to the bytes each owns\n",
+            p.binWidth);
+    const uint64_t system = count(p, kShared) + count(p, kVdso);
+    const uint64_t other = count(p, kAnon) + count(p, kUnknown) + count(p, kLost);
+    out += '\n';
+    out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total, system,
+        count(p, kAbove));
+    out += fmt::format("In range count  {:>10} | Other count     {:>10} | Underflow       {:>10}\n", p.inRange(), other,
+        count(p, kBelow));
+    out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
+        p.binWidth, p.maxBin);
+    out += '\n';
+    const double total = p.total ? double(p.total) : 1.0;
+    out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}% Other time {:.2f}%\n",
+        p.cpuUser + p.cpuSystem, 100.0 * double(p.inRange() + count(p, kBelow) + count(p, kAbove)) / total,
+        100.0 * double(system) / total, 100.0 * double(other) / total);
+}
+
+void moduleTable(std::string& out, const Report& r)
+{
+    out += "\nPPE - STATISTIC PRINTOUT IN DECREASING CPU TIME.\n\n";
+    size_t width = 11;
+    for (const ModuleRow& row : r.modules)
+        width = std::max(width, row.name.size());
+    out += fmt::format("{:>4}   {:<{}}  {:>16}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width, "Time %",
+        "Acc %", "Hits", "Address", "Size");
+    size_t rank = 0;
+    for (const ModuleRow& row : r.modules) {
+        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
+            row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
+    }
+    if (r.unattributed > 0.5) {
+        const double n = double(r.profile.inRange());
+        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>6.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
+            100.0 * r.unattributed / n, binomialErrorPercent(r.unattributed, n), "", r.unattributed);
+    }
+}
+
+} // namespace
+
+std::string renderTextReport(const Report& report)
+{
+    std::string out;
+    header(out, report);
+    moduleTable(out, report);
+    return out;
+}
+
+} // namespace ppe
