@@ -5,6 +5,7 @@
 #include "messages.h"
 #include "report.h"
 #include "sampler.h"
+#include "process_end.h"
 
 #pragma GCC visibility push(default)
 #include "ppe.h"
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -307,6 +309,22 @@ void finish(const char* reason)
 
 void onExit() { finish("exit"); }
 
+// The signals that end batch jobs and crashed programs (PPE wrote its file on all of these):
+// fatal errors, queue time limits and job deletion, terminal and shutdown signals.
+constexpr int kEndingSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTERM, SIGINT, SIGHUP,
+    SIGQUIT, SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE };
+
+void onEndingSignal(int signal)
+{
+    char reason[32] = "signal ";
+    char* p = reason + 7;
+    if (signal >= 10)
+        *p++ = char('0' + signal / 10);
+    *p++ = char('0' + signal % 10);
+    *p = '\0';
+    finish(reason);
+}
+
 void onForkChild()
 {
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
@@ -370,6 +388,7 @@ void load()
     g_ppe.phase.store(Phase::Ready, std::memory_order_release);
     atexit(onExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
+    guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
     announce(*live);
     startPeriod();
 }
@@ -472,6 +491,8 @@ int stopSampling()
 __attribute__((constructor)) void autoStart() { ppe_load(); }
 
 } // namespace
+
+void finishBeforeProcessEnds(const char* reason) { finish(reason); }
 
 } // namespace ppe
 

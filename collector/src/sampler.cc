@@ -33,9 +33,11 @@ struct State {
     SamplerHooks hooks {};
     uint64_t intervalNs = 0;
     int signal = 0;
-    // The dispositions we replaced, for signals that are not ours: [0] SIGTRAP, [1] SIGPROF.
-    struct sigaction previous[2] {};
-    bool installed[2] = { false, false };
+    // For every signal whose handler is the collector's: the program's disposition, honoured for
+    // every signal that is not a sample.
+    struct sigaction previous[NSIG] {};
+    bool installed[NSIG] = {};
+    void (*ending)(int signal) = nullptr; // writes the profile before a default-fatal signal kills
     std::atomic<bool> running { false };
     std::atomic<bool> armed { false };
     pid_t pid = 0;
@@ -156,6 +158,8 @@ enum class Origin { Foreign, Sample, Tick, Forwarded };
 Origin originOf(int signal, const siginfo_t* info)
 {
     const State& s = g_sampler;
+    if (signal != SIGTRAP && signal != SIGPROF)
+        return Origin::Foreign;
     if (signal == SIGTRAP)
         return info->si_code == TRAP_PERF && perfData(info) == kPerfCookie ? Origin::Sample : Origin::Foreign;
     if (s.mechanism == Mechanism::ItimerProf && info->si_code == SI_KERNEL)
@@ -168,11 +172,29 @@ Origin originOf(int signal, const siginfo_t* info)
 }
 
 // A signal that is not ours gets what it would have got without the collector.
-int slotOf(int signal) { return signal == SIGTRAP ? 0 : 1; }
+// A synchronous fault re-executes its instruction when the handler returns, and faults again.
+bool isSynchronousFault(int signal, const siginfo_t* info)
+{
+    return (signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL) && info->si_code > 0;
+}
+
+// The default action of every signal the collector handles terminates the process: write the
+// profile first, then let the signal kill as it would have (same signal, core dump included).
+void endByDefault(int signal, const siginfo_t* info)
+{
+    if (g_sampler.ending)
+        g_sampler.ending(signal);
+    struct sigaction fallback {};
+    fallback.sa_handler = SIG_DFL;
+    __sigaction(signal, &fallback, nullptr);
+    g_sampler.installed[signal] = false;
+    if (!isSynchronousFault(signal, info))
+        syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
+}
 
 void passOn(int signal, siginfo_t* info, void* context)
 {
-    const struct sigaction& previous = g_sampler.previous[slotOf(signal)];
+    const struct sigaction& previous = g_sampler.previous[signal];
     if (previous.sa_flags & SA_SIGINFO) {
         if (previous.sa_sigaction)
             previous.sa_sigaction(signal, info, context);
@@ -184,10 +206,7 @@ void passOn(int signal, siginfo_t* info, void* context)
         previous.sa_handler(signal);
         return;
     }
-    struct sigaction fallback {};
-    fallback.sa_handler = SIG_DFL;
-    __sigaction(signal, &fallback, nullptr);
-    syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
+    endByDefault(signal, info);
 }
 
 void onSignal(int signal, siginfo_t* info, void* context)
@@ -215,7 +234,7 @@ bool installHandler(int signal, const char** why)
 {
     State& s = g_sampler;
     s.signal = signal;
-    if (s.installed[slotOf(signal)])
+    if (s.installed[signal])
         return true; // still ours from an earlier arming
     struct sigaction previous {};
     __sigaction(signal, nullptr, &previous);
@@ -229,11 +248,11 @@ bool installHandler(int signal, const char** why)
     action.sa_sigaction = onSignal;
     action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
-    if (__sigaction(signal, &action, &s.previous[slotOf(signal)]) != 0) {
+    if (__sigaction(signal, &action, &s.previous[signal]) != 0) {
         *why = "cannot install the signal handler";
         return false;
     }
-    s.installed[slotOf(signal)] = true;
+    s.installed[signal] = true;
     return true;
 }
 
@@ -365,20 +384,37 @@ Mechanism firstChoice(SampleMode mode, TimerChoice choice)
 
 } // namespace
 
-bool samplerOwnsSignal(int signal)
-{
-    return (signal == SIGTRAP || signal == SIGPROF) && g_sampler.installed[slotOf(signal)];
-}
+bool samplerOwnsSignal(int signal) { return signal > 0 && signal < NSIG && g_sampler.installed[signal]; }
 
 int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old)
 {
-    struct sigaction& previous = g_sampler.previous[slotOf(signal)];
+    struct sigaction& previous = g_sampler.previous[signal];
     const struct sigaction was = previous;
     if (act)
         previous = *act;
     if (old)
         *old = was;
     return 0;
+}
+
+void guardEndings(const int* signals, int count, void (*ending)(int signal))
+{
+    State& s = g_sampler;
+    s.ending = ending;
+    for (int i = 0; i < count; ++i) {
+        const int signal = signals[i];
+        struct sigaction current {};
+        __sigaction(signal, nullptr, &current);
+        const bool isDefault = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
+        if (s.installed[signal] || !isDefault)
+            continue; // ignored or handled by the program: its business, untouched
+        struct sigaction action {};
+        action.sa_sigaction = onSignal;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        if (__sigaction(signal, &action, &s.previous[signal]) == 0)
+            s.installed[signal] = true;
+    }
 }
 
 const char* mechanismName(Mechanism mechanism)

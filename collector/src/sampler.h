@@ -41,7 +41,13 @@ void runSampler(bool on);
 // dropped. Signal-safe.
 void disarmSampler();
 
-// True while the collector's handler owns `signal` (SIGTRAP or SIGPROF). Signal-safe.
+// Handles each of `signals` whose disposition is the default (so terminating) action: `ending`
+// runs (to write the profile), then the signal kills the process as it would have. Signals the
+// program ignores or handles are left alone; a handler it installs later is recorded (see
+// guardedSigaction) and runs instead. Not signal-safe.
+void guardEndings(const int* signals, int count, void (*ending)(int signal));
+
+// True while the collector's handler owns `signal`. Signal-safe.
 bool samplerOwnsSignal(int signal);
 
 // sigaction() for a signal the collector owns: the program's disposition is recorded and honoured

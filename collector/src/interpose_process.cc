@@ -1,0 +1,116 @@
+// _exit, _Exit and the exec family skip exit handlers, so the collector writes its profile here
+// first (PPE lost nothing on VMS image rundown; on Linux these are the paths that skip atexit).
+// Only in libppe.so: in a fully static link these definitions would collide with libc.a's.
+#include "process_end.h"
+
+#include <cstdarg>
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace {
+
+using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
+using FexecveFn = int (*)(int, char* const[], char* const[]);
+
+// The C library's versions, looked up before main (dlsym is not safe between fork and exec).
+ExecvpeFn g_execvpe = nullptr;
+FexecveFn g_fexecve = nullptr;
+
+__attribute__((constructor)) void findRealFunctions()
+{
+    g_execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));
+    g_fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
+}
+
+[[noreturn]] void exitGroup(int status)
+{
+    ppe::finishBeforeProcessEnds("_exit");
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+int execWithPath(const char* file, char* const argv[], char* const envp[])
+{
+    ppe::finishBeforeProcessEnds("exec");
+    if (g_execvpe)
+        return g_execvpe(file, argv, envp);
+    return int(syscall(SYS_execve, file, argv, envp));
+}
+
+constexpr int kMaxListArgs = 4096;
+
+// Collects execl-style arguments (after `first`) into argv; returns false if there are too many.
+bool collect(const char* first, va_list args, char** argv)
+{
+    int n = 0;
+    argv[n++] = const_cast<char*>(first);
+    while (argv[n - 1]) {
+        if (n == kMaxListArgs)
+            return false;
+        argv[n++] = va_arg(args, char*);
+    }
+    return true;
+}
+
+} // namespace
+
+extern "C" {
+
+#define PPE_EXPORT __attribute__((visibility("default")))
+
+PPE_EXPORT void _exit(int status) { exitGroup(status); }
+PPE_EXPORT void _Exit(int status) { exitGroup(status); }
+
+PPE_EXPORT int execve(const char* path, char* const argv[], char* const envp[])
+{
+    ppe::finishBeforeProcessEnds("exec");
+    return int(syscall(SYS_execve, path, argv, envp));
+}
+
+PPE_EXPORT int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+PPE_EXPORT int execvp(const char* file, char* const argv[]) { return execWithPath(file, argv, environ); }
+PPE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[])
+{
+    return execWithPath(file, argv, envp);
+}
+
+PPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[])
+{
+    ppe::finishBeforeProcessEnds("exec");
+    return g_fexecve ? g_fexecve(fd, argv, envp) : -1;
+}
+
+PPE_EXPORT int execl(const char* path, const char* arg, ...)
+{
+    char* argv[kMaxListArgs];
+    va_list args;
+    va_start(args, arg);
+    const bool fits = collect(arg, args, argv);
+    va_end(args);
+    return fits ? execv(path, argv) : -1;
+}
+
+PPE_EXPORT int execlp(const char* file, const char* arg, ...)
+{
+    char* argv[kMaxListArgs];
+    va_list args;
+    va_start(args, arg);
+    const bool fits = collect(arg, args, argv);
+    va_end(args);
+    return fits ? execvp(file, argv) : -1;
+}
+
+PPE_EXPORT int execle(const char* path, const char* arg, ...)
+{
+    char* argv[kMaxListArgs];
+    va_list args;
+    va_start(args, arg);
+    const bool fits = collect(arg, args, argv);
+    char* const* envp = fits ? va_arg(args, char* const*) : nullptr;
+    va_end(args);
+    return fits ? execve(path, argv, envp) : -1;
+}
+}
