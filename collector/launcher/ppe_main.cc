@@ -2,6 +2,8 @@
 // Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
 // program, so its exit status and signals are its own.
 #include "ppe/core/env_value.h"
+#include "ppe/core/output_file.h"
+#include "ppe/profile/live_recovery.h"
 
 #include <boost/program_options.hpp>
 
@@ -50,14 +52,16 @@ po::options_description describeOptions()
         "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")(
         "mode", po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
-        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload");
+        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")(
+        "recover", po::value<std::string>()->value_name("LIVE"),
+        "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
     return d;
 }
 
 bool takesValue(const std::string& arg)
 {
     static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F",
-        "--frequency", "--mode", "--timer", "--lib" };
+        "--frequency", "--mode", "--timer", "--lib", "--recover" };
     for (const char* name : kWithValue) {
         if (arg == name)
             return true;
@@ -148,9 +152,33 @@ void preload(const fs::path& library)
     setenv("LD_PRELOAD", value.c_str(), 1);
 }
 
+// `ppe --recover LIVE`: the samples of a killed process, as a .ppe marked recovered.
+int recover(const std::string& live, const std::optional<std::string>& output)
+{
+    auto text = ppe::recoverLiveFile(live);
+    if (!text)
+        fail(1, text.error().str());
+    const std::string target = output ? *output : ppe::profilePathForLiveFile(live);
+    if (target.empty())
+        fail(kUsageError, live + ": not named NAME.PID.live; give the output with -o");
+    ppe::OutputFile file;
+    int error = ppe::openOutput(target.c_str(), &file);
+    if (!error && write(file.fd, text->data(), text->size()) != ssize_t(text->size()))
+        error = errno ? errno : EIO;
+    if (!error)
+        error = ppe::commitOutput(&file);
+    else if (file.fd >= 0)
+        ppe::abandonOutput(&file);
+    if (error)
+        fail(1, target + ": " + std::strerror(error));
+    std::cerr << "ppe: recovered profile written to " << target << " (" << live << " is left as it is)\n";
+    return 0;
+}
+
 void usage(const po::options_description& d)
 {
     std::cout << "usage: ppe [options] PROG [ARGS...]\n"
+                 "       ppe --recover NAME.ppe.PID.live [-o FILE]\n"
                  "Runs PROG with the ppe collector preloaded; the profile goes to PROG.ppe\n"
                  "(see `ppeout` to format it).\n\n"
               << d;
@@ -173,9 +201,11 @@ int main(int argc, char** argv)
         return usage(d), 0;
     if (vm.count("version"))
         return std::cout << "ppe " << PPE_VERSION << "\n", 0;
+    const Options o = optionsFrom(vm);
+    if (vm.count("recover"))
+        return recover(vm["recover"].as<std::string>(), o.output);
     if (program >= size_t(argc))
         fail(kUsageError, "no program to run (see ppe --help)");
-    const Options o = optionsFrom(vm);
     exportSettings(o);
     preload(findLibrary(o, argv[0]));
     execvp(argv[program], argv + program);

@@ -20,6 +20,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct Collector {
     Mechanism mechanism = Mechanism::None;
     char basePath[PATH_MAX] = {}; // the output name before any fork
     char outputPath[PATH_MAX] = {};
+    char livePath[PATH_MAX] = {}; // the file-backed live profile; "" when anonymous
     uint64_t activeNs = 0; // sampling time accumulated over finished periods
     uint64_t periodStartNs = 0;
     uint64_t wallStartNs = 0;
@@ -61,8 +63,13 @@ clockid_t activeClock()
 
 void onSample(uintptr_t pc, uint64_t weight)
 {
-    if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire))
-        recordSample(*live, pc, weight);
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    if (!live)
+        return;
+    recordSample(*live, pc, weight);
+    timespec now {};
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    std::atomic_ref<int64_t>(live->file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
 }
 
 void onTick(uint64_t expirations)
@@ -244,6 +251,42 @@ bool isFirstCollector()
     return first;
 }
 
+// ---- the live file: the histogram outlives a SIGKILL ----
+
+// Creates OUTPUT.PID.live (or NAME.PID.live in the current directory) for the live profile.
+int openLiveFile()
+{
+    char pid[24];
+    char* p = pid + sizeof(pid) - 1;
+    *p = '\0';
+    for (uint64_t v = uint64_t(getpid()); v || p == pid + sizeof(pid) - 1; v /= 10)
+        *--p = char('0' + v % 10);
+    char* path = g_ppe.livePath;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const char* base = g_ppe.outputPath;
+        if (attempt == 1) {
+            const char* slash = std::strrchr(base, '/');
+            base = slash ? slash + 1 : base;
+        }
+        copyString(path, PATH_MAX, base);
+        appendTo(path, ".");
+        appendTo(path, p);
+        appendTo(path, ".live");
+        const int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            return fd;
+    }
+    path[0] = '\0';
+    return -1;
+}
+
+void removeLiveFile()
+{
+    if (g_ppe.livePath[0])
+        unlink(g_ppe.livePath);
+    g_ppe.livePath[0] = '\0';
+}
+
 // ---- life cycle ----
 
 void disabled(const char* why) { say({ "disabled: ", why }); }
@@ -255,7 +298,13 @@ LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t 
         disabled("cannot fit the histogram of the monitored range in PPE_MEM");
         return nullptr;
     }
-    LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);
+    removeLiveFile();
+    const int fd = openLiveFile();
+    if (fd < 0)
+        say({ "no live file next to ", g_ppe.outputPath, ": a SIGKILL would lose the profile" });
+    LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd);
+    if (fd >= 0)
+        close(fd);
     if (!live) {
         disabled("cannot map memory for the histogram");
         return nullptr;
@@ -301,10 +350,14 @@ void finish(const char* reason)
     char written[PATH_MAX];
     const int error = writeReport(*live, g_ppe.scratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
         g_ppe.activeNs / 1000, wallUs, written);
-    if (error)
+    if (error) {
         say({ "cannot write ", written, ": ", strerrordesc_np(error) });
-    else
-        say({ "output file is ", written });
+        if (g_ppe.livePath[0])
+            say({ "the profile stays in ", g_ppe.livePath, " (ppe --recover)" });
+        return;
+    }
+    removeLiveFile();
+    say({ "output file is ", written });
 }
 
 void onExit() { finish("exit"); }
@@ -331,7 +384,25 @@ void onForkChild()
     const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
     if (!live || phase == Phase::Off || phase == Phase::Stopped)
         return;
-    clearCounters(*live);
+    g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
+    outputPathForChild();
+    if (g_ppe.livePath[0]) {
+        // The parent's live file is shared with the parent: the child gets its own.
+        const int fd = openLiveFile();
+        LiveProfile* own = cloneEmpty(*live, fd);
+        if (fd >= 0)
+            close(fd);
+        if (!own) {
+            g_ppe.phase.store(Phase::Off, std::memory_order_release);
+            disabled("cannot map the forked child's histogram");
+            return;
+        }
+        g_ppe.live.store(own, std::memory_order_release);
+        munmap(live, live->mappingSize);
+        live = own;
+    } else {
+        clearCounters(*live);
+    }
     ProfileRecord& r = *live->record;
     r.pid = uint64_t(getpid());
     r.parentPid = uint64_t(getppid());
@@ -339,8 +410,6 @@ void onForkChild()
     g_ppe.activeNs = 0;
     g_ppe.periodStartNs = nowNs(activeClock());
     g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
-    g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
-    outputPathForChild();
     const char* why = nullptr;
     if (!rearmSamplerInChild(&why)) {
         g_ppe.phase.store(Phase::Off, std::memory_order_release);
@@ -379,10 +448,10 @@ void load()
     g_ppe.scratch = createReportScratch();
     if (!g_ppe.scratch || !arm())
         return;
+    chooseOutputPath(image.path);
     LiveProfile* live = prepareLive(image, image.codeStart, image.codeEnd, g_ppe.config.pages);
     if (!live)
         return;
-    chooseOutputPath(image.path);
     g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
     g_ppe.live.store(live, std::memory_order_release);
     g_ppe.phase.store(Phase::Ready, std::memory_order_release);

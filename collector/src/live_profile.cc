@@ -30,18 +30,33 @@ void bumpBin(ProfileRecord& record, uint32_t& bin, uint64_t weight)
 
 } // namespace
 
-LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd)
+LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd,
+    int fd)
 {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
     const size_t headSize = roundUp(sizeof(LiveProfile), 64) + sizeof(ProfileRecord);
     const size_t countersOffset = roundUp(headSize, page);
     const size_t binsSize = roundUp(layout.bytes(), 64);
     const size_t size = roundUp(countersOffset + binsSize + sizeof(PcSlot) * kPcTableSlots, page);
-    void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fd >= 0 && ftruncate(fd, off_t(size)) != 0)
+        return nullptr;
+    void* memory = fd >= 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                           : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED)
         return nullptr;
     auto* base = static_cast<char*>(memory);
     auto* live = reinterpret_cast<LiveProfile*>(base);
+    LiveFileHeader& h = live->file;
+    for (unsigned i = 0; i < sizeof(kLiveMagic); ++i)
+        h.magic[i] = kLiveMagic[i];
+    h.headerSize = sizeof(LiveProfile);
+    h.recordSize = sizeof(ProfileRecord);
+    h.recordOffset = roundUp(sizeof(LiveProfile), 64);
+    h.binsOffset = countersOffset;
+    h.pcsOffset = countersOffset + binsSize;
+    h.pcSlots = kPcTableSlots;
+    h.pcSlotSize = sizeof(PcSlot);
+    h.fileSize = size;
     live->record = reinterpret_cast<ProfileRecord*>(base + roundUp(sizeof(LiveProfile), 64));
     live->bins = reinterpret_cast<uint32_t*>(base + countersOffset);
     live->pcs = reinterpret_cast<PcSlot*>(base + countersOffset + binsSize);
@@ -55,6 +70,24 @@ LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_
     live->record->layout = layout;
     live->record->loadBias = bias;
     return live;
+}
+
+LiveProfile* cloneEmpty(const LiveProfile& live, int fd)
+{
+    const ProfileRecord& from = *live.record;
+    LiveProfile* copy = createLiveProfile(from.layout, from.loadBias, live.imageStart, live.imageEnd, fd);
+    if (!copy)
+        return nullptr;
+    ProfileRecord& to = *copy->record;
+    const char* source = reinterpret_cast<const char*>(&from);
+    char* target = reinterpret_cast<char*>(&to);
+    for (size_t i = 0; i < sizeof(ProfileRecord); ++i)
+        target[i] = source[i];
+    for (uint64_t& count : to.counts)
+        count = 0;
+    to.saturated = 0;
+    to.ticks = 0;
+    return copy;
 }
 
 void recordSample(const LiveProfile& live, uintptr_t pc, uint64_t weight)
@@ -76,6 +109,7 @@ void recordSample(const LiveProfile& live, uintptr_t pc, uint64_t weight)
 
 void clearCounters(LiveProfile& live)
 {
+    // (Anonymous mappings only: a forked child of a file-backed profile gets cloneEmpty.)
     ProfileRecord& record = *live.record;
     for (uint64_t& count : record.counts)
         count = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "pc_table.h"
+#include "ppe/core/live_file.h"
 #include "ppe/core/profile_record.h"
 
 #include <cstddef>
@@ -10,7 +11,10 @@
 
 namespace ppe {
 
+// The head of the mapping: the file header a recovery reads back after the process died
+// (offsets, not pointers), then pointers valid in the process that made it.
 struct LiveProfile {
+    LiveFileHeader file;
     ProfileRecord* record;
     uint32_t* bins;
     PcSlot* pcs;
@@ -23,8 +27,14 @@ struct LiveProfile {
     size_t countersOffset; // bins and table start here (page aligned): what a forked child clears
 };
 
-// Maps and lays out a live profile for `layout`. Returns nullptr on failure. Not signal-safe.
-LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd);
+// Maps and lays out a live profile for `layout`: shared with the file `fd` (which it sizes) so that
+// it outlives a killed process, or anonymous when fd < 0. Returns nullptr on failure. Signal-safe.
+LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd,
+    int fd = -1);
+
+// A copy of `live` for a forked child, in the file `fd` (or anonymous), with the same record and
+// layout and every counter zero. Signal-safe.
+LiveProfile* cloneEmpty(const LiveProfile& live, int fd);
 
 // Counts a sample of `weight` intervals at `pc`. Signal-safe, lock-free, callable from any thread.
 void recordSample(const LiveProfile& live, uintptr_t pc, uint64_t weight);

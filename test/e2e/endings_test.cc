@@ -4,11 +4,15 @@
 #include "run_program.h"
 #include "temp_dir.h"
 
+#include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 
 namespace ppe::testing {
 namespace {
@@ -68,6 +72,84 @@ INSTANTIATE_TEST_SUITE_P(Endings, EndingTest,
             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
         return name;
     });
+
+} // namespace
+} // namespace ppe::testing
+
+namespace ppe::testing {
+namespace {
+
+std::string findLiveFile(const std::string& dir)
+{
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() == ".live")
+            return entry.path().string();
+    }
+    return "";
+}
+
+// SIGKILL runs no handler at all: the samples survive in the live file, and `ppe --recover`
+// turns it into a profile marked recovered.
+TEST(SigkillTest, TheLiveFileKeepsEverySample)
+{
+    TempDir dir;
+    const std::string out = dir.file("killed.ppe");
+    const RunResult killed = runProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "kill", "3" });
+    ASSERT_FALSE(killed.exited);
+    ASSERT_EQ(killed.signal, SIGKILL);
+    EXPECT_FALSE(fileExists(out));
+    const std::string live = findLiveFile(dir.path());
+    ASSERT_FALSE(live.empty()) << "no live file left behind";
+    const RunResult recovered = runProgram({ PPE_LAUNCHER, "--recover", live });
+    ASSERT_EQ(recovered.status, 0) << recovered.err;
+    auto profile = readProfile(out);
+    ASSERT_TRUE(profile) << profile.error().str();
+    EXPECT_EQ(profile->status, ProfileStatus::Recovered);
+    EXPECT_EQ(profile->endReason, "killed");
+    EXPECT_GE(profile->endTime, profile->startTime);
+    // Every CPU second at 2 kHz is in the file (perf-task-clock samples user time: allow 25 %).
+    if (profile->mechanism == "perf-task-clock") {
+        const double expected = killed.cpuSeconds * 2000.0;
+        EXPECT_GT(double(profile->total), 0.75 * expected) << killed.cpuSeconds << " s of CPU";
+        EXPECT_LT(double(profile->total), 1.1 * expected) << killed.cpuSeconds << " s of CPU";
+    }
+    EXPECT_TRUE(fileExists(live)) << "recovery does not delete what it read";
+    const RunResult bad = runProgram({ PPE_LAUNCHER, "--recover", PPE_ENDINGS, "-o", dir.file("x.ppe") });
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("not a ppe live profile"), std::string::npos) << bad.err;
+}
+
+// Killed at a point chosen while it runs (once the live file holds a sample count picked at
+// random): the recovered profile holds at least every sample taken before the kill.
+TEST(SigkillTest, KilledAtARandomPointLosesNothingBeforeIt)
+{
+    TempDir dir;
+    std::srand(unsigned(::getpid()));
+    const uint64_t target = 500 + uint64_t(std::rand() % 1500);
+    const Running running = startProgram({ PPE_LAUNCHER, "-o", dir.file("long.ppe"), "--mode", "cpu", PPE_ENDINGS,
+        "return", "200" });
+    uint64_t seen = 0;
+    std::string live;
+    for (int polls = 0; polls < 20000 && seen < target; ++polls) {
+        if (live.empty())
+            live = findLiveFile(dir.path());
+        if (!live.empty()) {
+            auto text = recoverLiveFile(live);
+            auto p = text ? parseProfile(*text, live) : Result<Profile>(Error { live, 0, "unreadable" });
+            seen = p ? p->inRange() : 0;
+        }
+        usleep(2000); // polling interval only: the condition is the sample count
+    }
+    kill(running.pid, SIGKILL);
+    const RunResult result = waitProgram(running);
+    ASSERT_EQ(result.signal, SIGKILL);
+    ASSERT_GE(seen, target) << "the program never reached " << target << " samples";
+    auto text = recoverLiveFile(live);
+    ASSERT_TRUE(text) << text.error().str();
+    auto profile = parseProfile(*text, live);
+    ASSERT_TRUE(profile) << profile.error().str();
+    EXPECT_GE(profile->inRange(), seen);
+}
 
 } // namespace
 } // namespace ppe::testing

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <spawn.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,9 +70,9 @@ bool fileExists(const std::string& path)
     return lstat(path.c_str(), &st) == 0;
 }
 
-RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env, const std::string& cwd)
+Running startProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env, const std::string& cwd)
 {
-    RunResult result;
+    Running running;
     std::vector<std::string> args = argv;
     std::vector<std::string> envStrings = buildEnvironment(env);
     std::vector<char*> argp = pointers(args);
@@ -90,11 +91,27 @@ RunResult runProgram(const std::vector<std::string>& argv, const std::vector<Env
     posix_spawn_file_actions_destroy(&actions);
     if (error) {
         ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(error);
+        return running;
+    }
+    running.pid = pid;
+    running.outPath = outPath;
+    running.errPath = errPath;
+    return running;
+}
+
+RunResult waitProgram(const Running& running)
+{
+    RunResult result;
+    if (running.pid < 0)
         return result;
-    }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    struct rusage usage {};
+    while (wait4(running.pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    result.cpuSeconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    const std::string& outPath = running.outPath;
+    const std::string& errPath = running.errPath;
     result.exited = WIFEXITED(status);
     result.status = result.exited ? WEXITSTATUS(status) : -1;
     result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -104,6 +121,11 @@ RunResult runProgram(const std::vector<std::string>& argv, const std::vector<Env
     unlink(outPath.c_str());
     unlink(errPath.c_str());
     return result;
+}
+
+RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env, const std::string& cwd)
+{
+    return waitProgram(startProgram(argv, env, cwd));
 }
 
 } // namespace ppe::testing

@@ -15,6 +15,7 @@ struct RunResult {
     bool coreDumped = false;
     std::string out; // stdout
     std::string err; // stderr
+    double cpuSeconds = 0; // user + system CPU time of the process
 };
 
 // Environment changes: a value sets the variable, std::nullopt-like "" with unset=true removes it.
@@ -28,6 +29,15 @@ struct EnvChange {
 // `env`; fails the calling test if it cannot be started.
 RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {},
     const std::string& cwd = "");
+
+// Starts a program as runProgram does, without waiting; finish it with waitProgram.
+struct Running {
+    int pid = -1;
+    std::string outPath, errPath;
+};
+Running startProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {},
+    const std::string& cwd = "");
+RunResult waitProgram(const Running& running);
 
 std::string readFile(const std::string& path);
 bool fileExists(const std::string& path);
