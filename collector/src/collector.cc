@@ -149,10 +149,23 @@ void describeRun(ProfileRecord& r, const ObjectImage& image)
 
 // ---- output name ----
 
+// Appends to a PATH_MAX buffer.
 void appendTo(char* path, const char* text)
 {
     const size_t used = std::strlen(path);
     copyString(path + used, PATH_MAX - used, text);
+}
+
+// `value` in decimal, written at the end of [buffer, buffer + size); returns where it starts.
+const char* decimal(uint64_t value, char* buffer, size_t size)
+{
+    char* p = buffer + size - 1;
+    *p = '\0';
+    do {
+        *--p = char('0' + value % 10);
+        value /= 10;
+    } while (value && p > buffer);
+    return p;
 }
 
 void chooseOutputPath(const char* imagePath)
@@ -181,10 +194,7 @@ void outputPathForChild()
         dot = nullptr; // a leading dot is not an extension
     const size_t stem = dot ? size_t(dot - base) : std::strlen(base);
     char pid[24];
-    char* p = pid + sizeof(pid) - 1;
-    *p = '\0';
-    for (uint64_t v = uint64_t(getpid()); v || p == pid + sizeof(pid) - 1; v /= 10)
-        *--p = char('0' + v % 10);
+    const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
     char* out = g_ppe.outputPath;
     copyString(out, stem + 1 < PATH_MAX ? stem + 1 : PATH_MAX, base);
     appendTo(out, ".");
@@ -257,10 +267,7 @@ bool isFirstCollector()
 int openLiveFile()
 {
     char pid[24];
-    char* p = pid + sizeof(pid) - 1;
-    *p = '\0';
-    for (uint64_t v = uint64_t(getpid()); v || p == pid + sizeof(pid) - 1; v /= 10)
-        *--p = char('0' + v % 10);
+    const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
     char* path = g_ppe.livePath;
     for (int attempt = 0; attempt < 2; ++attempt) {
         const char* base = g_ppe.outputPath;
@@ -369,12 +376,9 @@ constexpr int kEndingSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIG
 
 void onEndingSignal(int signal)
 {
+    char number[24];
     char reason[32] = "signal ";
-    char* p = reason + 7;
-    if (signal >= 10)
-        *p++ = char('0' + signal / 10);
-    *p++ = char('0' + signal % 10);
-    *p = '\0';
+    copyString(reason + 7, sizeof(reason) - 7, decimal(uint64_t(signal), number, sizeof(number)));
     finish(reason);
 }
 

@@ -202,13 +202,16 @@ TEST_F(CollectorTest, EveryThreadIsSampledInRealMode)
         return std::vector<std::string> { PPE_LAUNCHER, "--mode", "real", example("threads"), std::to_string(20 * scale) };
     });
     EXPECT_EQ(p.profile.mechanism, "posix-timer");
+    // Wall-clock shares follow the threads' lifetimes, which the scheduler (and whatever else runs
+    // on the machine) decides: every worker is seen, and the longest job outlives the shortest.
     const auto symbols = functionSymbols(example("threads"));
-    uint64_t previous = 0;
+    std::vector<double> shares;
     for (int share = 1; share <= 4; ++share) {
-        const uint64_t hits = hitsIn(p.profile, findFunction(symbols, "_ZN12_GLOBAL__N_16workerILi" + std::to_string(share) + "EEEmm"));
-        EXPECT_GT(hits, previous) << "worker<" << share << "> lives longer than worker<" << share - 1 << ">";
-        previous = hits;
+        const std::string name = "_ZN12_GLOBAL__N_16workerILi" + std::to_string(share) + "EEEmm";
+        shares.push_back(double(hitsIn(p.profile, findFunction(symbols, name))) / double(p.profile.inRange()));
+        EXPECT_GT(shares.back(), 0.05) << "worker<" << share << ">";
     }
+    EXPECT_GT(shares[3], shares[0]);
     // Every timer tick samples each live thread: more samples than ticks.
     EXPECT_GT(p.profile.total, p.profile.ticks);
     EXPECT_NEAR(p.profile.achievedRate, p.profile.requestedRate, 0.2 * p.profile.requestedRate);
