@@ -9,6 +9,7 @@
 #include "sampler.h"
 
 #include <csignal>
+#include <sys/time.h>
 
 extern "C" {
 
@@ -31,5 +32,14 @@ __attribute__((visibility("default"))) sighandler_t signal(int signal, sighandle
     if (sigaction(signal, &action, &old) != 0)
         return SIG_ERR;
     return old.sa_handler;
+}
+
+// A program that runs its own ITIMER_PROF profiler keeps it; the collector steps aside if it was
+// using that timer (it does only as the fallback for CPU time without perf events).
+__attribute__((visibility("default"))) int setitimer(int which, const struct itimerval* value, struct itimerval* old)
+{
+    if (which == ITIMER_PROF && value && (value->it_value.tv_sec || value->it_value.tv_usec))
+        ppe::yieldProfTimer();
+    return ppe::rawSetitimer(which, value, old);
 }
 }

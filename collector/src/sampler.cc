@@ -162,7 +162,7 @@ Origin originOf(int signal, const siginfo_t* info)
         return Origin::Foreign;
     if (signal == SIGTRAP)
         return info->si_code == TRAP_PERF && perfData(info) == kPerfCookie ? Origin::Sample : Origin::Foreign;
-    if (s.mechanism == Mechanism::ItimerProf && info->si_code == SI_KERNEL)
+    if (s.mechanism == Mechanism::ItimerProf && info->si_code == SI_KERNEL && s.armed.load(std::memory_order_relaxed))
         return Origin::Sample;
     if (info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timerCookie)
         return Origin::Tick;
@@ -350,7 +350,7 @@ void setItimer(uint64_t ns)
     spec.it_interval.tv_sec = time_t(ns / 1'000'000'000);
     spec.it_interval.tv_usec = suseconds_t(ns % 1'000'000'000 / 1000);
     spec.it_value = spec.it_interval;
-    setitimer(ITIMER_PROF, &spec, nullptr);
+    rawSetitimer(ITIMER_PROF, &spec, nullptr);
 }
 
 bool armMechanism(Mechanism mechanism, bool allThreads, const char** why)
@@ -383,6 +383,22 @@ Mechanism firstChoice(SampleMode mode, TimerChoice choice)
 }
 
 } // namespace
+
+int rawSetitimer(int which, const struct itimerval* value, struct itimerval* old)
+{
+    return int(syscall(SYS_setitimer, which, value, old));
+}
+
+void yieldProfTimer()
+{
+    State& s = g_sampler;
+    if (s.mechanism != Mechanism::ItimerProf || !s.armed.exchange(false, std::memory_order_acq_rel))
+        return;
+    s.running.store(false, std::memory_order_release);
+    s.mechanism = Mechanism::None; // from now on every SIGPROF is the program's
+    const char message[] = "ppe: the program sets ITIMER_PROF itself: CPU-time sampling stops here\n";
+    write(2, message, sizeof(message) - 1);
+}
 
 bool samplerOwnsSignal(int signal) { return signal > 0 && signal < NSIG && g_sampler.installed[signal]; }
 

@@ -12,11 +12,17 @@
 #include "config.h"
 
 #include <csignal>
+#include <sys/time.h>
 #include <cstdint>
 
 // The C library's own sigaction, past the collector's interposer (exported by glibc's libc.so and
 // libc.a). Signal-safe.
 extern "C" int __sigaction(int signal, const struct sigaction* act, struct sigaction* old);
+
+namespace ppe {
+// setitimer past the collector's interposer (libc.so does not export __setitimer). Signal-safe.
+int rawSetitimer(int which, const struct itimerval* value, struct itimerval* old);
+}
 
 namespace ppe {
 
@@ -46,6 +52,10 @@ void disarmSampler();
 // program ignores or handles are left alone; a handler it installs later is recorded (see
 // guardedSigaction) and runs instead. Not signal-safe.
 void guardEndings(const int* signals, int count, void (*ending)(int signal));
+
+// The program is taking ITIMER_PROF for itself: when the collector samples with it, it stops
+// (saying so once) and leaves the timer and SIGPROF to the program. Signal-safe.
+void yieldProfTimer();
 
 // True while the collector's handler owns `signal`. Signal-safe.
 bool samplerOwnsSignal(int signal);

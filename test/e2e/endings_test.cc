@@ -153,3 +153,55 @@ TEST(SigkillTest, KilledAtARandomPointLosesNothingBeforeIt)
 
 } // namespace
 } // namespace ppe::testing
+
+namespace ppe::testing {
+namespace {
+
+long ownTicks(const RunResult& r)
+{
+    const size_t at = r.out.find("own ticks ");
+    return at == std::string::npos ? -1 : std::atol(r.out.c_str() + at + 10);
+}
+
+struct Conflict {
+    const char* name;
+    const char* mode;
+    const char* timer;
+    bool collectorSamples; // false: the collector steps aside (it was using ITIMER_PROF too)
+};
+
+void PrintTo(const Conflict& c, std::ostream* os) { *os << c.name; }
+
+class ConflictTest : public ::testing::TestWithParam<Conflict> {
+protected:
+    TempDir m_dir;
+};
+
+// A program that uses SIGPROF and ITIMER_PROF itself keeps working under the collector.
+TEST_P(ConflictTest, TheProgramsOwnProfilerKeepsWorking)
+{
+    const Conflict& c = GetParam();
+    const RunResult bare = runProgram({ PPE_OWN_SIGPROF }, { { "PPE_ON", "", true } });
+    ASSERT_GT(ownTicks(bare), 10) << bare.out;
+    const RunResult profiled = runProgram(
+        { PPE_LAUNCHER, "-o", m_dir.file("c.ppe"), "--mode", c.mode, "--timer", c.timer, PPE_OWN_SIGPROF });
+    ASSERT_EQ(profiled.status, 0) << profiled.err;
+    // Its own CPU-time ticks arrive as before (the collector's signals are not counted as its).
+    EXPECT_GT(ownTicks(profiled), ownTicks(bare) / 2) << profiled.out;
+    EXPECT_LT(ownTicks(profiled), ownTicks(bare) * 2) << profiled.out;
+    auto profile = readProfile(m_dir.file("c.ppe"));
+    ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
+    if (c.collectorSamples) {
+        EXPECT_GT(profile->inRange(), 100u) << profiled.err;
+    } else {
+        EXPECT_NE(profiled.err.find("ppe: the program sets ITIMER_PROF itself"), std::string::npos) << profiled.err;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(SigprofConflicts, ConflictTest,
+    ::testing::Values(Conflict { "real_time_posix_timer", "real", "auto", true },
+        Conflict { "cpu_time_perf", "cpu", "perf", true }, Conflict { "cpu_time_itimer", "cpu", "itimer", false }),
+    [](const auto& info) { return std::string(info.param.name); });
+
+} // namespace
+} // namespace ppe::testing
