@@ -1,7 +1,7 @@
 /* signal_floor: a preload library that takes the same signals as the collector at the same rate
  * with an empty handler. Its cost is the floor any signal-based sampler pays in this kernel and
  * VM; bench/overhead.sh reports the collector's cost against it.
- * FLOOR_KIND=posix (CLOCK_MONOTONIC timer, SIGPROF) or perf (task-clock sigtrap, SIGTRAP);
+ * FLOOR_KIND=posix (CLOCK_MONOTONIC timer, SIGRTMAX-3) or perf (task-clock sigtrap, SIGTRAP);
  * FLOOR_RATE=Hz. */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -45,11 +45,11 @@ __attribute__((constructor)) static void arm(void)
         syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
         return;
     }
-    sigaction(SIGPROF, &sa, NULL);
+    sigaction(SIGRTMAX - 3, &sa, NULL); /* the collector's real-time timer signal */
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_SIGNAL;
-    ev.sigev_signo = SIGPROF;
+    ev.sigev_signo = SIGRTMAX - 3;
     timer_t timer;
     timer_create(CLOCK_MONOTONIC, &ev, &timer);
     struct itimerspec spec = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };

@@ -151,6 +151,11 @@ void fanOut(uint64_t weight)
     s.fanOutBusy.store(false, std::memory_order_release);
 }
 
+// The real-time timer's own signal: a real-time signal queues and is nobody's convention, so a
+// program's SIGPROF (its own ITIMER_PROF profiler) never collides with the collector's ticks.
+// (Two pending standard signals merge into one: sharing SIGPROF lost the program's ticks.)
+int timerSignal() { return SIGRTMAX - 3; }
+
 // ---- the handler ----
 
 enum class Origin { Foreign, Sample, Tick, Forwarded };
@@ -158,7 +163,7 @@ enum class Origin { Foreign, Sample, Tick, Forwarded };
 Origin originOf(int signal, const siginfo_t* info)
 {
     const State& s = g_sampler;
-    if (signal != SIGTRAP && signal != SIGPROF)
+    if (signal != SIGTRAP && signal != SIGPROF && signal != timerSignal())
         return Origin::Foreign;
     if (signal == SIGTRAP)
         return info->si_code == TRAP_PERF && perfData(info) == kPerfCookie ? Origin::Sample : Origin::Foreign;
@@ -240,8 +245,9 @@ bool installHandler(int signal, const char** why)
     __sigaction(signal, nullptr, &previous);
     const bool handled = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
                                                            : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
-    if (handled && signal == SIGPROF) {
-        *why = "SIGPROF already has a handler (another profiler?)";
+    if (handled && signal != SIGTRAP) {
+        *why = signal == SIGPROF ? "SIGPROF already has a handler (another profiler?)"
+                                 : "the program already handles the real-time signal SIGRTMAX-3";
         return false;
     }
     struct sigaction action {};
@@ -325,7 +331,7 @@ bool createTimer(const char** why)
 {
     sigevent event {};
     event.sigev_notify = SIGEV_SIGNAL;
-    event.sigev_signo = SIGPROF;
+    event.sigev_signo = timerSignal();
     event.sigev_value.sival_ptr = &g_timerCookie;
     if (timer_create(CLOCK_MONOTONIC, &event, &g_sampler.timer) != 0) {
         *why = "timer_create failed";
@@ -459,7 +465,9 @@ Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, S
     s.intervalNs = intervalNs;
     s.pid = getpid();
     Mechanism mechanism = firstChoice(mode, choice);
-    const int signal = mechanism == Mechanism::PerfTaskClock ? SIGTRAP : SIGPROF;
+    const int signal = mechanism == Mechanism::PerfTaskClock ? SIGTRAP
+        : mechanism == Mechanism::PosixTimer                 ? timerSignal()
+                                                             : SIGPROF;
     if (!installHandler(signal, why))
         return Mechanism::None;
     if (!armMechanism(mechanism, true, why)) {
