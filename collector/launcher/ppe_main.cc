@@ -27,7 +27,7 @@ constexpr int kCannotRun = 126;
 constexpr int kNotFound = 127;
 
 struct Options {
-    std::optional<std::string> output, mem, interval, frequency, mode, timer, lib;
+    std::optional<std::string> output, mem, interval, frequency, mode, timer, lib, checkpoint;
 };
 
 // Boost 1.74 cannot store into std::optional: read the strings back from the variables map.
@@ -39,7 +39,7 @@ Options optionsFrom(const po::variables_map& vm)
         return vm[name].as<std::string>();
     };
     return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
-        get("lib") };
+        get("lib"), get("checkpoint") };
 }
 
 po::options_description describeOptions()
@@ -53,6 +53,8 @@ po::options_description describeOptions()
         "mode", po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
         "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")(
+        "checkpoint", po::value<std::string>()->value_name("SECONDS"),
+        "write the profile so far every SECONDS (PPE_CHECKPOINT)")(
         "recover", po::value<std::string>()->value_name("LIVE"),
         "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
     return d;
@@ -61,7 +63,7 @@ po::options_description describeOptions()
 bool takesValue(const std::string& arg)
 {
     static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F",
-        "--frequency", "--mode", "--timer", "--lib", "--recover" };
+        "--frequency", "--mode", "--timer", "--lib", "--recover", "--checkpoint" };
     for (const char* name : kWithValue) {
         if (arg == name)
             return true;
@@ -142,6 +144,8 @@ void exportSettings(const Options& o)
         setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
     if (o.timer)
         setenv("PPE_TIMER", o.timer->c_str(), 1);
+    if (o.checkpoint)
+        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, 365 * 86400).c_str(), 1);
 }
 
 void preload(const fs::path& library)

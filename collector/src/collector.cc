@@ -42,6 +42,9 @@ struct Collector {
     uint64_t activeNs = 0; // sampling time accumulated over finished periods
     uint64_t periodStartNs = 0;
     uint64_t wallStartNs = 0;
+    std::atomic<int64_t> nextCheckpoint { 0 }; // CLOCK_REALTIME_COARSE seconds; 0 = none
+    std::atomic<bool> writing { false }; // a checkpoint or the final profile is being written
+    bool checkpointWritten = false; // the plain output name holds this run's own checkpoint
     pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER; // serialises the control calls (never the sampler)
 };
 
@@ -61,6 +64,8 @@ clockid_t activeClock()
 
 // ---- the sampler's hooks: signal handler context ----
 
+void checkpoint(int64_t now);
+
 void onSample(uintptr_t pc, uint64_t weight)
 {
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
@@ -70,6 +75,10 @@ void onSample(uintptr_t pc, uint64_t weight)
     timespec now {};
     clock_gettime(CLOCK_REALTIME_COARSE, &now);
     std::atomic_ref<int64_t>(live->file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
+    int64_t due = g_ppe.nextCheckpoint.load(std::memory_order_relaxed);
+    if (due && now.tv_sec >= due
+        && g_ppe.nextCheckpoint.compare_exchange_strong(due, now.tv_sec + int64_t(g_ppe.config.checkpoint)))
+        checkpoint(now.tv_sec);
 }
 
 void onTick(uint64_t expirations)
@@ -350,13 +359,18 @@ void finish(const char* reason)
             return;
     } while (!g_ppe.phase.compare_exchange_weak(phase, Phase::Stopped, std::memory_order_acq_rel));
     disarmSampler();
+    g_ppe.nextCheckpoint.store(0, std::memory_order_relaxed);
     if (phase == Phase::Running)
         g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+    // A checkpoint being written in another thread finishes in milliseconds; never wait forever
+    // (this may run in a signal handler that interrupted that very checkpoint).
+    for (int spins = 0; g_ppe.writing.exchange(true, std::memory_order_acquire) && spins < 2000; ++spins)
+        usleep(1000);
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
     const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
     char written[PATH_MAX];
     const int error = writeReport(*live, g_ppe.scratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
-        g_ppe.activeNs / 1000, wallUs, written);
+        g_ppe.activeNs / 1000, wallUs, written, g_ppe.checkpointWritten);
     if (error) {
         say({ "cannot write ", written, ": ", strerrordesc_np(error) });
         if (g_ppe.livePath[0])
@@ -368,6 +382,37 @@ void finish(const char* reason)
 }
 
 void onExit() { finish("exit"); }
+
+// A snapshot of a long run: the profile so far, status "checkpoint", atomically renamed over the
+// previous one; and the live file pushed to disk, so that even a node crash loses at most one
+// interval. Runs in the signal handler of whichever thread's sample found it due.
+void checkpoint(int64_t now)
+{
+    (void)now;
+    if (g_ppe.phase.load(std::memory_order_acquire) != Phase::Running
+        || g_ppe.writing.exchange(true, std::memory_order_acquire))
+        return;
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    if (g_ppe.livePath[0])
+        msync(live, live->mappingSize, MS_SYNC);
+    const uint64_t activeNs = g_ppe.activeNs + nowNs(activeClock()) - g_ppe.periodStartNs;
+    const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+    char written[PATH_MAX];
+    if (writeReport(*live, g_ppe.scratch, g_ppe.outputPath, "checkpoint", ProfileStatus::Checkpoint, activeNs / 1000,
+            wallUs, written, g_ppe.checkpointWritten)
+        == 0)
+        g_ppe.checkpointWritten = true;
+    g_ppe.writing.store(false, std::memory_order_release);
+}
+
+void scheduleCheckpoints()
+{
+    if (!g_ppe.config.checkpoint)
+        return;
+    timespec now {};
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    g_ppe.nextCheckpoint.store(now.tv_sec + int64_t(g_ppe.config.checkpoint), std::memory_order_relaxed);
+}
 
 // The signals that end batch jobs and crashed programs (PPE wrote its file on all of these):
 // fatal errors, queue time limits and job deletion, terminal and shutdown signals.
@@ -463,6 +508,7 @@ void load()
     pthread_atfork(nullptr, nullptr, onForkChild);
     guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
     announce(*live);
+    scheduleCheckpoints();
     startPeriod();
 }
 

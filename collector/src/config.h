@@ -22,10 +22,11 @@ struct Config {
     uint64_t interval = kDefaultInterval; // PPE_INT, 100 ns units
     SampleMode mode = SampleMode::Real; // PPE_MODE
     TimerChoice timer = TimerChoice::Auto; // PPE_TIMER
+    uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
 };
 
-// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE and PPE_TIMER through `lookup` (getenv in the
+// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER and PPE_CHECKPOINT through `lookup` (getenv in the
 // collector; a table in tests), warning once per bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);

@@ -163,7 +163,7 @@ void inCurrentDirectory(const char* path, char* out)
     copyString(out, PATH_MAX, name);
 }
 
-int writeTo(const char* path, const ProfileOutput& output)
+int writeTo(const char* path, const ProfileOutput& output, bool replacing)
 {
     OutputFile file;
     int error = openOutput(path, &file);
@@ -174,13 +174,13 @@ int writeTo(const char* path, const ProfileOutput& output)
         abandonOutput(&file);
         return error;
     }
-    return commitOutput(&file);
+    return commitOutput(&file, replacing);
 }
 
 } // namespace
 
 int writeReport(const LiveProfile& live, ReportScratch* s, const char* path, const char* reason, ProfileStatus status,
-    uint64_t activeUs, uint64_t wallUs, char* written)
+    uint64_t activeUs, uint64_t wallUs, char* written, bool replacing)
 {
     std::memcpy(&s->snapshot, live.record, sizeof(ProfileRecord));
     ProfileRecord& record = s->snapshot;
@@ -191,12 +191,12 @@ int writeReport(const LiveProfile& live, ReportScratch* s, const char* path, con
     attributeOutsidePcs(a, live);
     const ProfileOutput output { &record, live.bins, s->objects, a.objectCount, s->hits, a.hitCount };
     copyString(written, PATH_MAX, path);
-    int error = writeTo(written, output);
+    int error = writeTo(written, output, replacing);
     if (!error || !canFallBack(error))
         return error;
     inCurrentDirectory(path, written);
     say({ "cannot write ", path, " (", strerrordesc_np(error), "): writing to the current directory" });
-    return writeTo(written, output);
+    return writeTo(written, output, replacing);
 }
 
 } // namespace ppe

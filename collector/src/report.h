@@ -11,10 +11,11 @@ struct ReportScratch;
 ReportScratch* createReportScratch();
 
 // Writes `live` (with `activeUs` of sampling so far) to `path`, falling back to the current
-// directory when the target directory cannot be written. On success copies the name written to
+// directory when the target directory cannot be written. `replacing`: what is at `path` is this
+// run's own earlier checkpoint, replaced without a backup. On success copies the name written to
 // `written` (PATH_MAX bytes) and returns 0; otherwise returns an errno value and leaves any
 // existing file untouched. Signal-safe; not re-entrant.
 int writeReport(const LiveProfile& live, ReportScratch* scratch, const char* path, const char* reason,
-    ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written);
+    ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written, bool replacing = false);
 
 } // namespace ppe

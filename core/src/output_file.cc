@@ -117,7 +117,7 @@ void abandonOutput(OutputFile* file)
     file->tempPath[0] = '\0';
 }
 
-int commitOutput(OutputFile* file)
+int commitOutput(OutputFile* file, bool replacing)
 {
     int error = 0;
     if (::fsync(file->fd) != 0 && errno != EINVAL && errno != EROFS)
@@ -125,7 +125,7 @@ int commitOutput(OutputFile* file)
     if (::close(file->fd) != 0 && !error)
         error = errno;
     file->fd = -1;
-    if (!error)
+    if (!error && !replacing)
         error = keepNumberedBackup(file->path);
     if (!error && ::rename(file->tempPath, file->path) != 0)
         error = errno;

@@ -205,3 +205,46 @@ INSTANTIATE_TEST_SUITE_P(SigprofConflicts, ConflictTest,
 
 } // namespace
 } // namespace ppe::testing
+
+namespace ppe::testing {
+namespace {
+
+// PPE_CHECKPOINT: a long run killed at a random point loses at most one checkpoint interval even
+// without its live file (a node crash): the last checkpoint holds all but the last interval.
+TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval)
+{
+    TempDir dir;
+    const std::string out = dir.file("long.ppe");
+    std::srand(unsigned(::getpid()) * 7);
+    const uint64_t target = 2500 + uint64_t(std::rand() % 3000); // after 1-3 checkpoints of 1 s at 2 kHz
+    const Running running = startProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "return", "200" },
+        { { "PPE_CHECKPOINT", "1" } });
+    uint64_t checkpointed = 0;
+    for (int polls = 0; polls < 30000 && checkpointed < target; ++polls) {
+        if (fileExists(out)) {
+            auto p = readProfile(out); // renamed into place: never torn
+            ASSERT_TRUE(p) << p.error().str();
+            EXPECT_EQ(p->status, ProfileStatus::Checkpoint);
+            checkpointed = p->total;
+        }
+        usleep(2000); // polling interval only: the condition is the sample count
+    }
+    kill(running.pid, SIGKILL);
+    const RunResult result = waitProgram(running);
+    ASSERT_EQ(result.signal, SIGKILL);
+    ASSERT_GE(checkpointed, target) << "no checkpoint reached " << target << " samples";
+    auto last = readProfile(out);
+    ASSERT_TRUE(last) << last.error().str();
+    auto everything = recoverLiveFile(findLiveFile(dir.path()));
+    ASSERT_TRUE(everything) << everything.error().str();
+    auto all = parseProfile(*everything, "live");
+    ASSERT_TRUE(all) << all.error().str();
+    ASSERT_GE(all->total, last->total);
+    // One interval of 1 s at 2000 samples per CPU second, with slack for the check's own timing.
+    EXPECT_LE(all->total - last->total, 2u * 2000u) << "the last checkpoint is older than one interval";
+    // Only checkpoints were written over each other: no backups of this run's own snapshots.
+    EXPECT_FALSE(fileExists(out + ".~1~"));
+}
+
+} // namespace
+} // namespace ppe::testing

@@ -18,10 +18,11 @@ struct OutputFile {
 // an errno value. Safe to call from a signal handler.
 int openOutput(const char* path, OutputFile* file);
 
-// Flushes the file to disk, keeps any existing `path` as a numbered backup and renames the
-// temporary file to `path`. On failure removes the temporary file and returns an errno value;
-// whatever was at `path` before is left as it was. Safe to call from a signal handler.
-int commitOutput(OutputFile* file);
+// Flushes the file to disk, keeps any existing `path` as a numbered backup (unless `replacing`:
+// the caller wrote what is there itself, e.g. an earlier checkpoint) and renames the temporary
+// file to `path`. On failure removes the temporary file and returns an errno value; whatever was
+// at `path` before is left as it was. Safe to call from a signal handler.
+int commitOutput(OutputFile* file, bool replacing = false);
 
 // Closes and removes the temporary file. Safe to call from a signal handler.
 void abandonOutput(OutputFile* file);
