@@ -316,11 +316,16 @@ LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t 
     }
     removeLiveFile();
     const int fd = openLiveFile();
-    if (fd < 0)
-        say({ "no live file next to ", g_ppe.outputPath, ": a SIGKILL would lose the profile" });
     LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd);
     if (fd >= 0)
         close(fd);
+    if (!live || fd < 0) {
+        if (!live)
+            removeLiveFile();
+        say({ "no live file next to ", g_ppe.outputPath, ": a SIGKILL would lose the profile" });
+    }
+    if (!live)
+        live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);
     if (!live) {
         disabled("cannot map memory for the histogram");
         return nullptr;

@@ -1,6 +1,7 @@
 #include "live_profile.h"
 
 #include <atomic>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,7 +39,9 @@ LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_
     const size_t countersOffset = roundUp(headSize, page);
     const size_t binsSize = roundUp(layout.bytes(), 64);
     const size_t size = roundUp(countersOffset + binsSize + sizeof(PcSlot) * kPcTableSlots, page);
-    if (fd >= 0 && ftruncate(fd, off_t(size)) != 0)
+    // Blocks reserved now, or none: touching a page of a shared file mapping that the filesystem
+    // cannot back (full disk, quota) raises SIGBUS in the program.
+    if (fd >= 0 && fallocate(fd, 0, 0, off_t(size)) != 0)
         return nullptr;
     void* memory = fd >= 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
                            : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -27,8 +27,9 @@ struct LiveProfile {
     size_t countersOffset; // bins and table start here (page aligned): what a forked child clears
 };
 
-// Maps and lays out a live profile for `layout`: shared with the file `fd` (which it sizes) so that
-// it outlives a killed process, or anonymous when fd < 0. Returns nullptr on failure. Signal-safe.
+// Maps and lays out a live profile for `layout`: shared with the file `fd` (whose blocks it
+// allocates) so that it outlives a killed process, or anonymous when fd < 0. Returns nullptr on
+// failure, e.g. when the filesystem cannot hold the file. Signal-safe.
 LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd,
     int fd = -1);
 

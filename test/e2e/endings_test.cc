@@ -11,6 +11,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <unistd.h>
 
@@ -244,6 +246,49 @@ TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval
     EXPECT_LE(all->total - last->total, 2u * 2000u) << "the last checkpoint is older than one interval";
     // Only checkpoints were written over each other: no backups of this run's own snapshots.
     EXPECT_FALSE(fileExists(out + ".~1~"));
+}
+
+} // namespace
+} // namespace ppe::testing
+
+#include <sys/mount.h>
+
+namespace ppe::testing {
+namespace {
+
+// A full disk at the end: one clear message, the previous profile intact, no temporary file left,
+// the program's exit status unchanged; and no SIGBUS from a live file the disk cannot hold.
+TEST(DiskFullTest, ThePreviousProfileStaysAndTheStatusIsUnchanged)
+{
+    TempDir dir;
+    const std::string mnt = dir.file("full");
+    std::filesystem::create_directory(mnt);
+    if (mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0)
+        GTEST_SKIP() << "cannot mount a small tmpfs here (" << std::strerror(errno) << "): needs root";
+    struct Unmount {
+        std::string path;
+        ~Unmount() { umount(path.c_str()); }
+    } unmount { mnt };
+    const std::string previous = mnt + "/run.ppe";
+    std::ofstream(previous) << "the previous profile\n";
+    { // fill the rest of the filesystem
+        std::ofstream filler(mnt + "/filler", std::ios::binary);
+        const std::string block(4096, 'x');
+        while (filler.write(block.data(), block.size()) && filler.flush()) {
+        }
+    }
+    const RunResult bare = runProgram({ PPE_ENDINGS, "exit" }, { { "PPE_ON", "", true } });
+    const RunResult full = runProgram({ PPE_LAUNCHER, "-o", previous, PPE_ENDINGS, "exit" });
+    EXPECT_TRUE(full.exited);
+    EXPECT_EQ(full.status, bare.status) << full.err;
+    EXPECT_EQ(readFile(previous), "the previous profile\n");
+    EXPECT_NE(full.err.find("ppe: cannot write " + previous + ": No space left on device"), std::string::npos)
+        << full.err;
+    EXPECT_NE(full.err.find("ppe: no live file next to"), std::string::npos) << full.err;
+    for (const auto& entry : std::filesystem::directory_iterator(mnt)) {
+        const std::string name = entry.path().filename().string();
+        EXPECT_TRUE(name == "run.ppe" || name == "filler") << "left behind: " << name;
+    }
 }
 
 } // namespace
