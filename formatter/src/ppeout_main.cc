@@ -1,0 +1,156 @@
+// ppeout: the PPE report from a linker map and a .ppe file.
+//   ppeout [options] MAP_FILE PPE_FILE OUTPUT
+// Options -> library calls (mapparse, profile) -> report model -> text renderer. Inputs are only
+// read; the output never overwrites a file (the old one is kept as OUTPUT.~N~); "-" is stdout.
+#include "ppe/core/output_file.h"
+#include "ppe/formatter/report.h"
+#include "ppe/formatter/text_report.h"
+#include "ppe/mapparse/link_map.h"
+#include "ppe/profile/live_recovery.h"
+#include "ppe/profile/profile_reader.h"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message)
+{
+    fmt::print(stderr, "ppeout: error: {}\n", message);
+    std::exit(1);
+}
+
+void warn(const std::string& message) { fmt::print(stderr, "ppeout: warning: {}\n", message); }
+
+std::string firstBytes(const std::string& path, size_t count)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text(count, '\0');
+    in.read(text.data(), std::streamsize(count));
+    text.resize(size_t(in.gcount()));
+    return text;
+}
+
+ppe::Profile loadProfile(const std::string& path)
+{
+    auto profile = [&]() -> ppe::Result<ppe::Profile> {
+        if (!ppe::profilePathForLiveFile(path).empty()) {
+            auto text = ppe::recoverLiveFile(path);
+            if (!text)
+                return text.error();
+            return ppe::parseProfile(*text, path);
+        }
+        return ppe::readProfile(path);
+    }();
+    if (profile)
+        return std::move(profile.value());
+    std::string message = profile.error().str();
+    if (firstBytes(path, 4096).find("Memory Configuration") != std::string::npos
+        || ppe::mapparse::parseLinkMap(firstBytes(path, 1 << 20), path))
+        message += " (it looks like a linker map: the order is MAP_FILE PPE_FILE OUTPUT)";
+    fail(message);
+}
+
+std::vector<ppe::CodeModule> loadModules(const std::string& path)
+{
+    auto map = ppe::mapparse::readLinkMap(path);
+    if (!map)
+        fail(map.error().str());
+    std::vector<ppe::CodeModule> modules;
+    for (const ppe::mapparse::Module& m : map->modules) {
+        ppe::CodeModule module { m.name, {} };
+        for (const ppe::mapparse::Section& s : m.sections) {
+            if (!module.ranges.empty() && module.ranges.back().end == s.address)
+                module.ranges.back().end = s.end();
+            else
+                module.ranges.push_back({ s.address, s.end() });
+        }
+        modules.push_back(std::move(module));
+    }
+    return modules;
+}
+
+bool sameFile(const std::string& a, const std::string& b)
+{
+    struct stat sa {}, sb {};
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void writeOutput(const std::string& path, const std::string& text)
+{
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    ppe::OutputFile file;
+    int error = ppe::openOutput(path.c_str(), &file);
+    if (!error && write(file.fd, text.data(), text.size()) != ssize_t(text.size()))
+        error = errno ? errno : EIO;
+    if (error && file.fd >= 0)
+        ppe::abandonOutput(&file);
+    else if (!error)
+        error = ppe::commitOutput(&file);
+    if (error)
+        fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
+}
+
+void usage(const po::options_description& options)
+{
+    fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT\n"
+               "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
+               "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
+               "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
+               "existing OUTPUT is kept as OUTPUT.~N~.\n\n");
+    std::ostringstream text;
+    text << options;
+    fmt::print("{}", text.str());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    po::options_description options("Options");
+    options.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit");
+    po::options_description all;
+    all.add(options).add_options()("args", po::value<std::vector<std::string>>());
+    po::positional_options_description positional;
+    positional.add("args", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        fail(std::string(e.what()) + " (see ppeout --help)");
+    }
+    if (vm.count("help"))
+        return usage(options), 0;
+    if (vm.count("version"))
+        return fmt::print("ppeout {}\n", PPE_VERSION), 0;
+    const auto args = vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string> {};
+    if (args.size() != 3)
+        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT, got {} argument(s) (see ppeout --help)", args.size()));
+    const std::string& mapPath = args[0];
+    const std::string& ppePath = args[1];
+    const std::string& outPath = args[2];
+    if (sameFile(outPath, mapPath) || sameFile(outPath, ppePath))
+        fail(outPath + ": the output would replace an input");
+    // The map first: with the first two arguments swapped, the error names the first one.
+    const std::vector<ppe::CodeModule> modules = loadModules(mapPath);
+    ppe::Profile profile = loadProfile(ppePath);
+    const ppe::Report report = ppe::buildReport(std::move(profile), modules);
+    for (const std::string& w : report.warnings)
+        warn(w);
+    writeOutput(outPath, ppe::renderTextReport(report));
+    return 0;
+}
