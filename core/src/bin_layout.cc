@@ -15,9 +15,10 @@ uint32_t instructionGranularity()
 
 static bool isPowerOfTwo(uint64_t v) { return v && !(v & (v - 1)); }
 
+// ceil(length / 2^shift), without overflowing near 2^64.
 static uint64_t binsFor(uint64_t length, uint32_t shift)
 {
-    return (length + (uint64_t(1) << shift) - 1) >> shift;
+    return (length >> shift) + ((length & ((uint64_t(1) << shift) - 1)) != 0);
 }
 
 bool computeBinLayout(uint64_t start, uint64_t end, uint32_t granularity, uint64_t budgetBytes, BinLayout* out)
@@ -30,7 +31,7 @@ bool computeBinLayout(uint64_t start, uint64_t end, uint32_t granularity, uint64
     const uint64_t length = end - start;
     for (; shift < 32; ++shift) {
         const uint64_t count = binsFor(length, shift);
-        if (count * kBinBytes > budgetBytes)
+        if (count > budgetBytes / kBinBytes)
             continue;
         *out = BinLayout { start, end, uint32_t(1) << shift, shift, count };
         return true;

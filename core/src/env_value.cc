@@ -4,7 +4,10 @@ namespace ppe {
 
 ValueError parseDecimal(const char* text, uint64_t minimum, uint64_t maximum, uint64_t* out)
 {
-    if (!text || !*text)
+    const char* rest = text;
+    while (rest && *rest == ' ')
+        ++rest;
+    if (!rest || !*rest)
         return ValueError::Empty;
     uint64_t value = 0;
     bool overflow = false;

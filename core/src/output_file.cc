@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <dirent.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +87,58 @@ int openOutput(const char* path, OutputFile* file)
     return EEXIST;
 }
 
+// NAME.~N~ -> N for entries of `name`'s backups, else 0.
+static unsigned long backupNumber(const char* entry, const char* name)
+{
+    while (*name && *entry == *name) {
+        ++entry;
+        ++name;
+    }
+    if (*name || entry[0] != '.' || entry[1] != '~')
+        return 0;
+    unsigned long n = 0;
+    for (entry += 2; *entry >= '0' && *entry <= '9'; ++entry)
+        n = n * 10 + static_cast<unsigned long>(*entry - '0');
+    return entry[0] == '~' && !entry[1] ? n : 0;
+}
+
+// The highest N of the existing PATH.~N~ backups (0 if none), read with raw getdents64 so that it
+// stays signal-safe: a new backup is numbered after it, as `cp --backup=numbered` does.
+static unsigned long highestBackup(const char* path)
+{
+    const char* slash = nullptr;
+    for (const char* p = path; *p; ++p)
+        slash = *p == '/' ? p : slash;
+    char dir[PATH_MAX];
+    if (slash) {
+        const size_t length = size_t(slash - path) + 1;
+        if (length >= sizeof(dir))
+            return 0;
+        for (size_t i = 0; i < length; ++i)
+            dir[i] = path[i];
+        dir[length] = '\0';
+    } else {
+        dir[0] = '.';
+        dir[1] = '\0';
+    }
+    const char* name = slash ? slash + 1 : path;
+    const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    unsigned long highest = 0;
+    alignas(8) char buffer[4096];
+    for (long n; (n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) > 0;) {
+        for (long at = 0; at < n;) {
+            const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+            const unsigned long number = backupNumber(entry->d_name, name);
+            highest = number > highest ? number : highest;
+            at += entry->d_reclen;
+        }
+    }
+    ::close(fd);
+    return highest;
+}
+
 int keepNumberedBackup(const char* path)
 {
     struct stat st;
@@ -93,7 +147,7 @@ int keepNumberedBackup(const char* path)
     if (S_ISDIR(st.st_mode))
         return EISDIR;
     char backup[PATH_MAX];
-    for (unsigned long n = 1; n < 1000000; ++n) {
+    for (unsigned long n = highestBackup(path) + 1; n < 100000000; ++n) {
         size_t used = 0;
         backup[0] = '\0';
         if (!append(backup, sizeof(backup), &used, path) || !append(backup, sizeof(backup), &used, ".~")

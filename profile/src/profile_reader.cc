@@ -317,11 +317,11 @@ Result<Profile> parseProfile(std::string_view text, std::string_view fileName)
             p.version = 1;
             continue;
         }
+        if (line.find_first_not_of(' ') == std::string_view::npos || line[0] == '#')
+            continue;
         if (ended)
             return Error { file, lineNumber, "text after the 'end' line" };
-        if (line.empty() || line[0] == '#')
-            continue;
-        if (newline == std::string_view::npos)
+        if (newline == std::string_view::npos && line != "end")
             return Error { file, lineNumber, "truncated: the last line has no newline" };
         auto fields = splitFields(line);
         if (!fields || fields->empty())
