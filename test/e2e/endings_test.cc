@@ -218,7 +218,7 @@ TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval
     TempDir dir;
     const std::string out = dir.file("long.ppe");
     std::srand(unsigned(::getpid()) * 7);
-    const uint64_t target = 2500 + uint64_t(std::rand() % 3000); // after 1-3 checkpoints of 1 s at 2 kHz
+    const uint64_t target = 6000 + uint64_t(std::rand() % 6000); // after 3-6 checkpoints of 1 s at 2 kHz
     const Running running = startProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "return", "200" },
         { { "PPE_CHECKPOINT", "1" } });
     uint64_t checkpointed = 0;

@@ -66,44 +66,39 @@ const Module* owner(const LinkMap& map, const std::vector<ExpectedSymbol>& defin
     return nullptr;
 }
 
-TEST_P(FixtureTest, DetectsTheLinkerFromTheText)
+void expectProgramModules(const LinkMap& map, const Fixture& f)
 {
-    EXPECT_EQ(m_map.dialect, GetParam().dialect());
-}
-
-TEST_P(FixtureTest, HasEveryObjectOfTheProgramAsAModule)
-{
-    const auto expected = userModules(GetParam().program);
+    const auto expected = userModules(f.program);
     ASSERT_FALSE(expected.empty());
     for (const std::string& name : expected) {
-        const Module* m = findModule(m_map, name);
+        const Module* m = findModule(map, name);
         ASSERT_NE(m, nullptr) << name;
         EXPECT_EQ(m->path, name) << "objects were linked under their plain names";
-        EXPECT_FALSE(m->sections.empty());
     }
+    EXPECT_EQ(findModule(map, "libx.a(w.o)"), nullptr) << "nothing uses w.o: the linker left it out";
 }
 
-TEST_P(FixtureTest, LeavesOutTheArchiveMemberNothingUsed)
-{
-    EXPECT_EQ(findModule(m_map, "libx.a(w.o)"), nullptr);
-}
-
-TEST_P(FixtureTest, HasTheStartFilesCode)
+void expectStartFiles(const LinkMap& map, const Fixture& f)
 {
     for (const char* name : { "crti.o", "crtn.o" }) {
-        EXPECT_TRUE(hasSectionNamed(findModule(m_map, name), ".init")) << name;
-        EXPECT_TRUE(hasSectionNamed(findModule(m_map, name), ".fini")) << name;
+        EXPECT_TRUE(hasSectionNamed(findModule(map, name), ".init")) << name;
+        EXPECT_TRUE(hasSectionNamed(findModule(map, name), ".fini")) << name;
     }
-    const bool pie = GetParam().pie();
-    EXPECT_TRUE(hasSectionNamed(findModule(m_map, pie ? "Scrt1.o" : "crt1.o"), ".text"));
-    EXPECT_TRUE(hasSectionNamed(findModule(m_map, pie ? "crtbeginS.o" : "crtbegin.o"), ".text"));
+    EXPECT_TRUE(hasSectionNamed(findModule(map, f.pie() ? "Scrt1.o" : "crt1.o"), ".text"));
+    EXPECT_TRUE(hasSectionNamed(findModule(map, f.pie() ? "crtbeginS.o" : "crtbegin.o"), ".text"));
 }
 
-TEST_P(FixtureTest, HasOnlyNonEmptyCodeSectionsOfRealObjects)
+TEST_P(FixtureTest, FindsTheLinkerAndTheModules)
 {
-    for (const Module& m : m_map.modules) {
+    EXPECT_EQ(m_map.dialect, GetParam().dialect());
+    expectProgramModules(m_map, GetParam());
+    expectStartFiles(m_map, GetParam());
+}
+
+void expectOnlyCode(const LinkMap& map)
+{
+    for (const Module& m : map.modules) {
         EXPECT_FALSE(m.name.empty());
-        EXPECT_NE(m.path.front(), '<') << m.path;
         EXPECT_TRUE(m.path.ends_with(".o") || m.path.ends_with(".o)")) << m.path;
         for (const Section& s : m.sections) {
             EXPECT_TRUE(isCodeName(s.name)) << m.name << " " << s.name;
@@ -113,11 +108,11 @@ TEST_P(FixtureTest, HasOnlyNonEmptyCodeSectionsOfRealObjects)
     }
 }
 
-TEST_P(FixtureTest, SortsModulesAndSectionsByAddress)
+void expectSorted(const LinkMap& map)
 {
-    for (std::size_t i = 1; i < m_map.modules.size(); ++i)
-        EXPECT_LE(m_map.modules[i - 1].start(), m_map.modules[i].start());
-    for (const Module& m : m_map.modules) {
+    for (std::size_t i = 1; i < map.modules.size(); ++i)
+        EXPECT_LE(map.modules[i - 1].start(), map.modules[i].start());
+    for (const Module& m : map.modules) {
         for (std::size_t i = 1; i < m.sections.size(); ++i)
             EXPECT_LE(m.sections[i - 1].address, m.sections[i].address) << m.name;
         EXPECT_EQ(m.start(), m.sections.front().address);
@@ -125,10 +120,10 @@ TEST_P(FixtureTest, SortsModulesAndSectionsByAddress)
     }
 }
 
-TEST_P(FixtureTest, NoTwoSectionsOverlap)
+void expectDisjoint(const LinkMap& map)
 {
     std::vector<std::pair<Section, std::string>> all;
-    for (const Module& m : m_map.modules)
+    for (const Module& m : map.modules)
         for (const Section& s : m.sections)
             all.emplace_back(s, m.name);
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.address < b.first.address; });
@@ -137,9 +132,16 @@ TEST_P(FixtureTest, NoTwoSectionsOverlap)
             << all[i - 1].second << " " << all[i - 1].first.name << " overlaps " << all[i].second << " " << all[i].first.name;
 }
 
+TEST_P(FixtureTest, KeepsOnlyCodeSortedAndDisjoint)
+{
+    expectOnlyCode(m_map);
+    expectSorted(m_map);
+    expectDisjoint(m_map);
+}
+
 // The check that ties the parser to the truth: nm's address of every function of the program
 // lies inside a section of the module that defines it.
-TEST_P(FixtureTest, EveryFunctionLiesInItsModule)
+TEST_P(FixtureTest, PutsEveryFunctionInItsModule)
 {
     const auto symbols = readSyms(GetParam().symsPath());
     std::set<std::string> modulesSeen;
@@ -153,7 +155,7 @@ TEST_P(FixtureTest, EveryFunctionLiesInItsModule)
         EXPECT_TRUE(modulesSeen.count(name)) << name << " holds none of the program's functions";
 }
 
-TEST_P(FixtureTest, ParsesTheSameWithCrLfLineEnds)
+TEST_P(FixtureTest, ReadsCrLfLineEndsAlike)
 {
     std::string crlf;
     for (char c : m_text)
@@ -169,26 +171,24 @@ TEST_P(FixtureTest, ParsesTheSameWithCrLfLineEnds)
 
 // A linker writes its map whole; a map cut short means the link or the copy failed, and
 // attributing samples to half the modules would mislead. So a cut map is an error, never a
-// partial result.
-TEST_P(FixtureTest, RejectsTheMapCutInTheMiddleOfALine)
+// partial result: cut in a line (no final newline) or at a line end (the line each linker
+// writes at the end is missing).
+TEST_P(FixtureTest, RejectsTheMapCutInHalf)
 {
-    std::string half = m_text.substr(0, m_text.size() / 2);
-    if (half.ends_with('\n'))
-        half.pop_back();
-    const auto parsed = parseLinkMap(half, GetParam().file);
-    ASSERT_FALSE(parsed);
-    EXPECT_EQ(parsed.error().file, GetParam().file);
-    EXPECT_TRUE(parsed.error().message.starts_with("truncated linker map")) << parsed.error().str();
-    EXPECT_EQ(parsed.error().line, std::size_t(std::count(half.begin(), half.end(), '\n') + 1));
-}
+    std::string inLine = m_text.substr(0, m_text.size() / 2);
+    if (inLine.ends_with('\n'))
+        inLine.pop_back();
+    const auto cutInLine = parseLinkMap(inLine, GetParam().file);
+    ASSERT_FALSE(cutInLine);
+    EXPECT_EQ(cutInLine.error().file, GetParam().file);
+    EXPECT_TRUE(cutInLine.error().message.starts_with("truncated linker map")) << cutInLine.error().str();
+    EXPECT_EQ(cutInLine.error().line, std::size_t(std::count(inLine.begin(), inLine.end(), '\n') + 1));
 
-TEST_P(FixtureTest, RejectsTheMapCutAtALineEnd)
-{
-    const std::string half = m_text.substr(0, m_text.find('\n', m_text.size() / 2) + 1);
-    const auto parsed = parseLinkMap(half, GetParam().file);
-    ASSERT_FALSE(parsed);
-    EXPECT_TRUE(parsed.error().message.starts_with("truncated linker map")) << parsed.error().str();
-    EXPECT_EQ(parsed.error().line, std::size_t(std::count(half.begin(), half.end(), '\n')));
+    const std::string atLineEnd = m_text.substr(0, m_text.find('\n', m_text.size() / 2) + 1);
+    const auto cutAtLineEnd = parseLinkMap(atLineEnd, GetParam().file);
+    ASSERT_FALSE(cutAtLineEnd);
+    EXPECT_TRUE(cutAtLineEnd.error().message.starts_with("truncated linker map")) << cutAtLineEnd.error().str();
+    EXPECT_EQ(cutAtLineEnd.error().line, std::size_t(std::count(atLineEnd.begin(), atLineEnd.end(), '\n')));
 }
 
 INSTANTIATE_TEST_SUITE_P(Maps, FixtureTest, ::testing::ValuesIn(programFixtures()),
