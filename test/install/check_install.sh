@@ -10,7 +10,7 @@ trap 'rm -rf "$prefix"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in lib/libppe.so lib/libppe.a include/ppe.h include/ppe.f90 bin/ppe; do
+for f in lib/libppe.so lib/libppe.a include/ppe.h include/ppe.f90 bin/ppe bin/ppeout; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 needed=$(readelf -d "$prefix/lib/libppe.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
