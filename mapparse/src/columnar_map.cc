@@ -44,10 +44,7 @@ std::optional<Row> readRow(std::string_view text, const ColumnLayout& layout)
     return row;
 }
 
-bool isKnownIndent(std::size_t indent)
-{
-    return indent == 0 || indent == kInputIndent || indent == kSymbolIndent;
-}
+bool isKnownIndent(std::size_t indent) { return indent == 0 || indent == kInputIndent || indent == kSymbolIndent; }
 
 // "libx.a(y.o):(.text.mix)" -> path "libx.a(y.o)", section ".text.mix". Rows at input level
 // without that shape are linker script commands (". = ALIGN(8)") and are skipped.
@@ -70,7 +67,8 @@ std::size_t afterHeading(const std::vector<MapLine>& lines)
 
 } // namespace
 
-Result<ColumnarMap> parseColumnarMap(const std::vector<MapLine>& lines, const ColumnLayout& layout, std::string_view fileName)
+Result<ColumnarMap> parseColumnarMap(
+    const std::vector<MapLine>& lines, const ColumnLayout& layout, std::string_view fileName)
 {
     ColumnarMap map;
     for (std::size_t i = afterHeading(lines); i < lines.size(); ++i) {

@@ -23,7 +23,8 @@ struct ColumnarMap {
 };
 
 // Reads every row after the heading (the first non-blank line).
-Result<ColumnarMap> parseColumnarMap(const std::vector<MapLine>& lines, const ColumnLayout& layout, std::string_view fileName);
+Result<ColumnarMap> parseColumnarMap(
+    const std::vector<MapLine>& lines, const ColumnLayout& layout, std::string_view fileName);
 
 bool contains(const std::vector<std::string_view>& names, std::string_view name);
 

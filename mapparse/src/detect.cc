@@ -35,7 +35,8 @@ bool isBinaryByte(unsigned char c)
 // Line number of the first byte no text map contains, or 0.
 std::size_t firstBinaryLine(std::string_view text)
 {
-    const auto it = std::find_if(text.begin(), text.end(), [](char c) { return isBinaryByte(static_cast<unsigned char>(c)); });
+    const auto it
+        = std::find_if(text.begin(), text.end(), [](char c) { return isBinaryByte(static_cast<unsigned char>(c)); });
     if (it == text.end())
         return 0;
     return 1 + std::count(text.begin(), it, '\n');

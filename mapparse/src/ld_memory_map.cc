@@ -48,16 +48,10 @@ Statement readStatement(const std::vector<MapLine>& lines, std::size_t& i)
     return s;
 }
 
-bool isStatementLine(const MapLine& line)
-{
-    return leadingSpaces(line.text) <= 1 && !isBlank(line.text);
-}
+bool isStatementLine(const MapLine& line) { return leadingSpaces(line.text) <= 1 && !isBlank(line.text); }
 
 // Patterns ("*(.text .text.*)"), "*fill*" and gold's "** fill", "** PLT", ... are no input sections.
-bool isPattern(const Statement& s)
-{
-    return s.name.starts_with('*');
-}
+bool isPattern(const Statement& s) { return s.name.starts_with('*'); }
 
 struct Cursor {
     std::string_view outputSection;

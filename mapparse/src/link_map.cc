@@ -29,10 +29,7 @@ Result<InputSections> parseDialect(Dialect dialect, const std::vector<MapLine>& 
 
 } // namespace
 
-uint64_t Module::start() const
-{
-    return sections.empty() ? 0 : sections.front().address;
-}
+uint64_t Module::start() const { return sections.empty() ? 0 : sections.front().address; }
 
 uint64_t Module::end() const
 {

@@ -4,10 +4,7 @@ namespace ppe::mapparse {
 
 namespace {
 
-bool isSpace(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 std::string_view withoutCarriageReturn(std::string_view line)
 {
@@ -65,9 +62,6 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-bool isBlank(std::string_view s)
-{
-    return trim(s).empty();
-}
+bool isBlank(std::string_view s) { return trim(s).empty(); }
 
 } // namespace ppe::mapparse

@@ -12,10 +12,7 @@ bool isNameOrChild(std::string_view name, std::string_view prefix)
     return name == prefix || (name.starts_with(prefix) && name.size() > prefix.size() && name[prefix.size()] == '.');
 }
 
-bool isWanted(const InputSection& s)
-{
-    return s.size > 0 && isCodeSection(s.name) && !isLinkerMade(s.path);
-}
+bool isWanted(const InputSection& s) { return s.size > 0 && isCodeSection(s.name) && !isLinkerMade(s.path); }
 
 Section toSection(const InputSection& s)
 {
@@ -44,10 +41,7 @@ bool isCodeSection(std::string_view name)
         || name.starts_with(".gnu.linkonce.t.");
 }
 
-bool isLinkerMade(std::string_view path)
-{
-    return path.empty() || path.starts_with('<') || path == "linker stubs";
-}
+bool isLinkerMade(std::string_view path) { return path.empty() || path.starts_with('<') || path == "linker stubs"; }
 
 std::string moduleName(std::string_view path)
 {

@@ -32,10 +32,7 @@ std::optional<uint64_t> parsePrefixedHex(std::string_view word)
     return parseWhole(word.substr(2), 16);
 }
 
-std::optional<uint64_t> parseBareHex(std::string_view word)
-{
-    return parseWhole(word, 16);
-}
+std::optional<uint64_t> parseBareHex(std::string_view word) { return parseWhole(word, 16); }
 
 std::optional<uint64_t> parseShowbaseHex(std::string_view word)
 {
@@ -44,9 +41,6 @@ std::optional<uint64_t> parseShowbaseHex(std::string_view word)
     return parsePrefixedHex(word);
 }
 
-std::optional<uint64_t> parseDecimal(std::string_view word)
-{
-    return parseWhole(word, 10);
-}
+std::optional<uint64_t> parseDecimal(std::string_view word) { return parseWhole(word, 10); }
 
 } // namespace ppe::mapparse

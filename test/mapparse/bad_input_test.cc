@@ -179,13 +179,9 @@ struct DamagedLine {
     const char* message;
 };
 
-void PrintTo(const DamagedLine& d, std::ostream* out)
-{
-    *out << d.linker;
-}
+void PrintTo(const DamagedLine& d, std::ostream* out) { *out << d.linker; }
 
-class DamagedLineTest : public ::testing::TestWithParam<DamagedLine> {
-};
+class DamagedLineTest : public ::testing::TestWithParam<DamagedLine> { };
 
 TEST_P(DamagedLineTest, NamesTheLine)
 {
@@ -201,9 +197,10 @@ TEST_P(DamagedLineTest, NamesTheLine)
 }
 
 INSTANTIATE_TEST_SUITE_P(Maps, DamagedLineTest,
-    ::testing::Values(
-        DamagedLine { "gnuld", " .text ", " simp.o\n", 2, "0xzz", "cannot parse input section line (expected ADDRESS SIZE FILE)" },
-        DamagedLine { "gold", " .text ", " simp.o\n", 2, "0x12g", "cannot parse input section line (expected ADDRESS SIZE FILE)" },
+    ::testing::Values(DamagedLine { "gnuld", " .text ", " simp.o\n", 2, "0xzz",
+                          "cannot parse input section line (expected ADDRESS SIZE FILE)" },
+        DamagedLine { "gold", " .text ", " simp.o\n", 2, "0x12g",
+            "cannot parse input section line (expected ADDRESS SIZE FILE)" },
         DamagedLine { "lld", "", " simp.o:(.text)\n", 2, "zz", "cannot parse map line" },
         DamagedLine { "mold", "", " simp.o:(.text)\n", 1, "0x125", "cannot parse map line" }),
     [](const auto& info) { return std::string(info.param.linker); });

@@ -32,8 +32,7 @@ std::multimap<std::string, uint64_t> sectionSizes(const Module& m)
     return out;
 }
 
-class CrossLinkerTest : public ::testing::TestWithParam<std::string> {
-};
+class CrossLinkerTest : public ::testing::TestWithParam<std::string> { };
 
 TEST_P(CrossLinkerTest, EveryLinkerGivesTheModulesTheSameSections)
 {

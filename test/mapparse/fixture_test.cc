@@ -42,7 +42,8 @@ bool sectionHolds(const Section& s, uint64_t address, uint64_t size)
 
 bool moduleHolds(const Module& m, uint64_t address, uint64_t size)
 {
-    return std::any_of(m.sections.begin(), m.sections.end(), [&](const Section& s) { return sectionHolds(s, address, size); });
+    return std::any_of(
+        m.sections.begin(), m.sections.end(), [&](const Section& s) { return sectionHolds(s, address, size); });
 }
 
 // Symbols by name, with every object that defines them (inline and template code is defined in
@@ -129,7 +130,8 @@ void expectDisjoint(const LinkMap& map)
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.address < b.first.address; });
     for (std::size_t i = 1; i < all.size(); ++i)
         EXPECT_LE(all[i - 1].first.end(), all[i].first.address)
-            << all[i - 1].second << " " << all[i - 1].first.name << " overlaps " << all[i].second << " " << all[i].first.name;
+            << all[i - 1].second << " " << all[i - 1].first.name << " overlaps " << all[i].second << " "
+            << all[i].first.name;
 }
 
 TEST_P(FixtureTest, KeepsOnlyCodeSortedAndDisjoint)
@@ -147,7 +149,8 @@ TEST_P(FixtureTest, PutsEveryFunctionInItsModule)
     std::set<std::string> modulesSeen;
     for (const auto& [name, definitions] : byName(symbols)) {
         const Module* m = owner(m_map, definitions);
-        EXPECT_NE(m, nullptr) << name << " at 0x" << std::hex << definitions.front().address << " is in none of its modules";
+        EXPECT_NE(m, nullptr) << name << " at 0x" << std::hex << definitions.front().address
+                              << " is in none of its modules";
         if (m)
             modulesSeen.insert(m->name);
     }
@@ -196,8 +199,7 @@ INSTANTIATE_TEST_SUITE_P(Maps, FixtureTest, ::testing::ValuesIn(programFixtures(
 
 // With -ffunction-sections every function has a section of its own: in each of the program's
 // modules the sections start exactly at its functions' addresses, one section per address.
-class FunctionSectionsTest : public FixtureTest {
-};
+class FunctionSectionsTest : public FixtureTest { };
 
 std::set<uint64_t> symbolAddressesIn(const Module& m, const std::vector<ExpectedSymbol>& symbols)
 {
@@ -232,10 +234,7 @@ std::vector<Fixture> functionSectionFixtures()
 INSTANTIATE_TEST_SUITE_P(Maps, FunctionSectionsTest, ::testing::ValuesIn(functionSectionFixtures()),
     [](const ::testing::TestParamInfo<Fixture>& info) { return testName(info.param.file); });
 
-TEST(FixtureSet, HasEveryProgramVariantAndLinker)
-{
-    EXPECT_EQ(programFixtures().size(), 3u * 4u * 4u);
-}
+TEST(FixtureSet, HasEveryProgramVariantAndLinker) { EXPECT_EQ(programFixtures().size(), 3u * 4u * 4u); }
 
 } // namespace
 } // namespace ppe::mapparse::test

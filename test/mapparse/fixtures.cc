@@ -8,10 +8,7 @@
 
 namespace ppe::mapparse::test {
 
-std::string mapsDir()
-{
-    return PPE_MAPS_DIR;
-}
+std::string mapsDir() { return PPE_MAPS_DIR; }
 
 std::string readFile(const std::string& path)
 {
@@ -23,15 +20,9 @@ std::string readFile(const std::string& path)
     return text.str();
 }
 
-std::string Fixture::path() const
-{
-    return mapsDir() + "/" + file;
-}
+std::string Fixture::path() const { return mapsDir() + "/" + file; }
 
-std::string Fixture::symsPath() const
-{
-    return mapsDir() + "/" + file.substr(0, file.size() - 4) + ".syms";
-}
+std::string Fixture::symsPath() const { return mapsDir() + "/" + file.substr(0, file.size() - 4) + ".syms"; }
 
 Dialect Fixture::dialect() const
 {
@@ -44,10 +35,7 @@ Dialect Fixture::dialect() const
     return Dialect::GnuLd;
 }
 
-void PrintTo(const Fixture& f, std::ostream* out)
-{
-    *out << f.file;
-}
+void PrintTo(const Fixture& f, std::ostream* out) { *out << f.file; }
 
 Fixture describe(const std::string& file)
 {
@@ -107,13 +95,15 @@ std::vector<std::string> userModules(const std::string& program)
 std::string testName(const std::string& file)
 {
     std::string name = file.substr(0, file.size() - 4);
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
     return name;
 }
 
 const Module* findModule(const LinkMap& map, const std::string& name)
 {
-    const auto it = std::find_if(map.modules.begin(), map.modules.end(), [&](const Module& m) { return m.name == name; });
+    const auto it
+        = std::find_if(map.modules.begin(), map.modules.end(), [&](const Module& m) { return m.name == name; });
     return it == map.modules.end() ? nullptr : &*it;
 }
 

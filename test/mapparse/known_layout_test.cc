@@ -36,26 +36,30 @@ TEST(KnownLayout, GnuLd)
 {
     // " .text.unlikely.usage" on a line of its own, its numbers on the next: a wrapped name.
     expectSections("simp-O2-ffs-pie.gnuld.map", Dialect::GnuLd,
-        { { ".text.unlikely.usage", 0x1070, 0x20 }, { ".text.hot.isqrtll", 0x11b0, 0x1f }, { ".text.checksum", 0x12c0, 0x3a } });
+        { { ".text.unlikely.usage", 0x1070, 0x20 }, { ".text.hot.isqrtll", 0x11b0, 0x1f },
+            { ".text.checksum", 0x12c0, 0x3a } });
 }
 
 TEST(KnownLayout, Gold)
 {
     expectSections("simp-O2-ffs-pie.gold.map", Dialect::Gold,
-        { { ".text.unlikely.usage", 0x6a0, 0x20 }, { ".text.hot.isqrtll", 0x7e0, 0x1f }, { ".text.checksum", 0x900, 0x3a } });
+        { { ".text.unlikely.usage", 0x6a0, 0x20 }, { ".text.hot.isqrtll", 0x7e0, 0x1f },
+            { ".text.checksum", 0x900, 0x3a } });
 }
 
 TEST(KnownLayout, Lld)
 {
     expectSections("simp-O2-ffs-pie.lld.map", Dialect::Lld,
-        { { ".text.hot.isqrtll", 0x19f0, 0x1f }, { ".text.unlikely.usage", 0x1a0f, 0x20 }, { ".text.checksum", 0x1a30, 0x3a } });
+        { { ".text.hot.isqrtll", 0x19f0, 0x1f }, { ".text.unlikely.usage", 0x1a0f, 0x20 },
+            { ".text.checksum", 0x1a30, 0x3a } });
 }
 
 TEST(KnownLayout, Mold)
 {
     // "0x19bf         32     1         calc.o:(.text.unlikely.usage)": the size is decimal.
     expectSections("simp-O2-ffs-pie.mold.map", Dialect::Mold,
-        { { ".text.hot.isqrtll", 0x19a0, 31 }, { ".text.unlikely.usage", 0x19bf, 32 }, { ".text.checksum", 0x19e0, 58 } });
+        { { ".text.hot.isqrtll", 0x19a0, 31 }, { ".text.unlikely.usage", 0x19bf, 32 },
+            { ".text.checksum", 0x19e0, 58 } });
 }
 
 TEST(KnownLayout, OptimisedCodeGoesToStartupHotAndUnlikelySections)
@@ -100,13 +104,9 @@ struct LinkerMadeCode {
     const char* path;
 };
 
-class LinkerMadeCodeTest : public ::testing::TestWithParam<LinkerMadeCode> {
-};
+class LinkerMadeCodeTest : public ::testing::TestWithParam<LinkerMadeCode> { };
 
-void PrintTo(const LinkerMadeCode& c, std::ostream* out)
-{
-    *out << c.file;
-}
+void PrintTo(const LinkerMadeCode& c, std::ostream* out) { *out << c.file; }
 
 TEST_P(LinkerMadeCodeTest, IsNoModule)
 {
@@ -123,9 +123,8 @@ TEST_P(LinkerMadeCodeTest, IsNoModule)
 }
 
 INSTANTIATE_TEST_SUITE_P(Maps, LinkerMadeCodeTest,
-    ::testing::Values(
-        LinkerMadeCode { "simp-O0-pie.gnuld.map", "crtn.o", " .text          0x00000000000013cc       0x10 linker stubs",
-            "linker stubs" },
+    ::testing::Values(LinkerMadeCode { "simp-O0-pie.gnuld.map", "crtn.o",
+                          " .text          0x00000000000013cc       0x10 linker stubs", "linker stubs" },
         LinkerMadeCode { "simp-O0-pie.gold.map", "crtn.o", " .text          0x00000000000009fc       0x10 linker stubs",
             "linker stubs" },
         LinkerMadeCode { "simp-O0-pie.lld.map", "crtn.o:(.text)",

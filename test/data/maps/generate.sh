@@ -58,7 +58,7 @@ variantLinkFlags()
     esac
 }
 
-# compile DRIVER FLAGS SOURCE OBJECT
+# compile DRIVER FLAGS SOURCE OBJECT (FLAGS is split into words on purpose)
 compile()
 {
     $1 $2 -g -ffile-prefix-map="$work"=. -c "$3" -o "$4"
