@@ -1,6 +1,6 @@
 ! ktest: a Fortran program with several subroutines, in the spirit of PPE's KTEST3 (Table 2).
 ! Usage: ktest [SCALE]   (SCALE 1 runs for about a second; default 1)
-! The work splits roughly 4 : 2 : 1 between gram (Gram-Schmidt), mxm (matrix product) and
+! The work splits about 4 : 2 : 1 between gram (Gram-Schmidt), mxm (matrix product) and
 ! bsort (bubble sort), each in its own subroutine, so a profile shows three hot modules.
 program ktest
   implicit none
@@ -26,7 +26,7 @@ program ktest
     call mxm(a, b, c, n)
     total = total + c(n, n)
   end do
-  do rep = 1, 2 * scale
+  do rep = 1, scale
     call fillv(v, size(v), rep)
     call bsort(v, size(v))
     total = total + v(1)

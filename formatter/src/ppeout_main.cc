@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,6 +62,34 @@ ppe::Profile loadProfile(const std::string& path)
     fail(message);
 }
 
+// The function a -ffunction-sections input section holds (".text.gram_", ".text.unlikely.foo"
+// -> "gram_", "foo"), or "" for a compilation unit's shared sections (".text", ".text.startup").
+std::string functionOfSection(const std::string& section)
+{
+    static const char* const kPrefixes[] = { ".text.startup.", ".text.unlikely.", ".text.hot.", ".text.exit.",
+        ".text." };
+    static const char* const kCompilerParts[] = { ".text.startup", ".text.unlikely", ".text.hot", ".text.exit" };
+    for (const char* part : kCompilerParts) {
+        if (section == part)
+            return "";
+    }
+    for (const char* prefix : kPrefixes) {
+        if (section.rfind(prefix, 0) == 0)
+            return section.substr(std::strlen(prefix));
+    }
+    return "";
+}
+
+void addRange(ppe::CodeModule& module, uint64_t start, uint64_t end)
+{
+    if (!module.ranges.empty() && module.ranges.back().end == start)
+        module.ranges.back().end = end;
+    else
+        module.ranges.push_back({ start, end });
+}
+
+// Modules are the map's compilation units; with -ffunction-sections each function is a module of
+// its own (the Linux counterpart of Fortran /SEPARATE on VMS), its cold and hot parts included.
 std::vector<ppe::CodeModule> loadModules(const std::string& path)
 {
     auto map = ppe::mapparse::readLinkMap(path);
@@ -68,14 +97,17 @@ std::vector<ppe::CodeModule> loadModules(const std::string& path)
         fail(map.error().str());
     std::vector<ppe::CodeModule> modules;
     for (const ppe::mapparse::Module& m : map->modules) {
-        ppe::CodeModule module { m.name, {} };
+        ppe::CodeModule unit { m.name, {} };
+        std::map<std::string, ppe::CodeModule> functions;
         for (const ppe::mapparse::Section& s : m.sections) {
-            if (!module.ranges.empty() && module.ranges.back().end == s.address)
-                module.ranges.back().end = s.end();
-            else
-                module.ranges.push_back({ s.address, s.end() });
+            const std::string function = functionOfSection(s.name);
+            ppe::CodeModule& owner = function.empty() ? unit : functions.try_emplace(function, ppe::CodeModule { function, {} }).first->second;
+            addRange(owner, s.address, s.end());
         }
-        modules.push_back(std::move(module));
+        if (!unit.ranges.empty())
+            modules.push_back(std::move(unit));
+        for (auto& [name, module] : functions)
+            modules.push_back(std::move(module));
     }
     return modules;
 }

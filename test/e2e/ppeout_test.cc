@@ -108,6 +108,44 @@ TEST(PpeoutTest, WrongInputsGiveOneLineErrorsAndNoOutput)
     }
 }
 
+// Every linker's map, -ffunction-sections: one module per function, in decreasing time.
+class LinkerTest : public ::testing::TestWithParam<const char*> {
+};
+
+TEST_P(LinkerTest, FunctionModulesInDecreasingTime)
+{
+    TempDir dir;
+    const std::string program = kExamples + "/ktest_" + GetParam();
+    std::string report;
+    double n = 0;
+    for (int scale = 1; scale <= 16 && n < 1500; scale *= 2) { // wait for samples, not for time
+        const RunResult run = runProgram(
+            { PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", program, std::to_string(scale) });
+        ASSERT_EQ(run.status, 0) << run.err;
+        const RunResult out = runProgram({ PPEOUT, program + ".map", dir.file("k.ppe"), "-" });
+        ASSERT_EQ(out.status, 0) << out.err;
+        report = out.out;
+        n = std::stod(inRangeCount(report));
+    }
+    const std::vector<Row> rows = moduleRows(report);
+    ASSERT_GE(rows.size(), 3u) << report;
+    // gram : mxm : bsort do about 4 : 2 : 1 of the work.
+    EXPECT_EQ(rows[0].name, "gram_") << report;
+    EXPECT_EQ(rows[1].name, "mxm_") << report;
+    EXPECT_EQ(rows[2].name, "bsort_") << report;
+    double previous = 0;
+    for (const Row& r : rows) {
+        EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
+        const double p = r.hits / n;
+        EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
+        EXPECT_GE(r.accumulated, previous);
+        previous = r.accumulated;
+    }
+    EXPECT_GE(previous, 99.9) << report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
+
 // Issue 6: a profile recovered from a killed run says so, and up to when.
 TEST(PpeoutTest, ARecoveredProfileSaysSo)
 {
