@@ -74,16 +74,16 @@ void moduleTable(std::string& out, const Report& r)
     size_t width = 11;
     for (const ModuleRow& row : r.modules)
         width = std::max(width, row.name.size());
-    out += fmt::format("{:>4}   {:<{}}  {:>16}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width, "Time %",
-        "Acc %", "Hits", "Address", "Size");
+    out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width,
+        "Time %", "error", "Acc %", "Hits", "Address", "Size");
     size_t rank = 0;
     for (const ModuleRow& row : r.modules) {
-        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
+        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
             row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
     }
     if (r.unattributed > 0.5) {
         const double n = double(r.profile.inRange());
-        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>6.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
+        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
             100.0 * r.unattributed / n, binomialErrorPercent(r.unattributed, n), "", r.unattributed);
     }
 }

@@ -8,6 +8,7 @@
 #include <regex>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace ppe::testing {
@@ -84,6 +85,15 @@ TEST(PpeoutTest, WrongInputsGiveOneLineErrorsAndNoOutput)
                   .status,
         0);
     const std::string map = kExamples + "/simp.map";
+    const std::string ppeText = readFile(dir.file("s.ppe"));
+    const std::string mapText = readFile(map);
+    auto save = [&dir](const std::string& name, const std::string& text) {
+        std::ofstream(dir.file(name), std::ios::binary) << text;
+        return dir.file(name);
+    };
+    const std::string emptyMap = save("empty.map", "");
+    const std::string halfMap = save("half.map", mapText.substr(0, mapText.size() / 2));
+    const std::string halfPpe = save("half.ppe", ppeText.substr(0, ppeText.size() / 2));
     struct Case {
         std::vector<std::string> args;
         std::string message;
@@ -95,6 +105,10 @@ TEST(PpeoutTest, WrongInputsGiveOneLineErrorsAndNoOutput)
         { { map, kExamples + "/simp", dir.file("o.ppl") }, "binary data" },
         { { map, dir.file("s.ppe") }, "expected MAP_FILE PPE_FILE OUTPUT" },
         { { map, dir.file("s.ppe"), dir.file("s.ppe") }, "the output would replace an input" },
+        { { emptyMap, dir.file("s.ppe"), dir.file("o.ppl") }, "empty file" },
+        { { halfMap, dir.file("s.ppe"), dir.file("o.ppl") }, "truncated linker map" },
+        { { kExamples + "/simp", dir.file("s.ppe"), dir.file("o.ppl") }, "binary data, not a linker map" },
+        { { map, halfPpe, dir.file("o.ppl") }, "truncated" },
     };
     for (const Case& c : cases) {
         std::vector<std::string> argv = { PPEOUT };
