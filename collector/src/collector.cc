@@ -358,6 +358,11 @@ void endPeriod()
 // Stops sampling and writes the profile. Safe from a signal handler; runs once.
 void finish(const char* reason)
 {
+    // A vfork() child shares this memory and runs no atfork handler: its exec or _exit must not
+    // end the parent's profile. (glibc's getpid() is a system call, not a cache.)
+    const LiveProfile* owner = g_ppe.live.load(std::memory_order_acquire);
+    if (owner && owner->record->pid != uint64_t(getpid()))
+        return;
     Phase phase = g_ppe.phase.load(std::memory_order_acquire);
     do {
         if (phase == Phase::Off || phase == Phase::Stopped)

@@ -312,6 +312,19 @@ TEST_F(CollectorTest, AForkedChildProfilesIntoItsOwnFile)
     EXPECT_EQ(files, 2);
 }
 
+// A vfork child shares the parent's memory: its exec must neither write nor stop the parent's
+// profile (the exec'd program writes its own).
+TEST_F(CollectorTest, AVforkChildsExecLeavesTheParentsProfileAlone)
+{
+    const Profiled p = profile({ PPE_LAUNCHER, "--mode", "cpu", PPE_VFORK_EXEC }, {}, "v.ppe");
+    EXPECT_EQ(p.profile.endReason, "exit");
+    EXPECT_EQ(p.profile.status, ProfileStatus::Complete);
+    const FunctionSymbol work = findFunction(functionSymbols(PPE_VFORK_EXEC), "work");
+    // Both halves of the work, before and after the vfork, are in the parent's profile.
+    EXPECT_GT(double(hitsIn(p.profile, work)), 0.9 * double(p.profile.inRange()));
+    EXPECT_GT(p.profile.activeTime, 0.8 * (p.profile.cpuUser + p.profile.cpuSystem)) << "sampling ran to the end";
+}
+
 // ---- PPE_ON and the environment ----
 
 TEST_F(CollectorTest, WithoutPpeOnTheLinkedCollectorLeavesNoTrace)
