@@ -165,14 +165,7 @@ int recover(const std::string& live, const std::optional<std::string>& output)
     const std::string target = output ? *output : ppe::profilePathForLiveFile(live);
     if (target.empty())
         fail(kUsageError, live + ": not named NAME.PID.live; give the output with -o");
-    ppe::OutputFile file;
-    int error = ppe::openOutput(target.c_str(), &file);
-    if (!error && write(file.fd, text->data(), text->size()) != ssize_t(text->size()))
-        error = errno ? errno : EIO;
-    if (!error)
-        error = ppe::commitOutput(&file);
-    else if (file.fd >= 0)
-        ppe::abandonOutput(&file);
+    const int error = ppe::writeOutputFile(target.c_str(), text->data(), text->size());
     if (error)
         fail(1, target + ": " + std::strerror(error));
     std::cerr << "ppe: recovered profile written to " << target << " (" << live << " is left as it is)\n";

@@ -64,7 +64,7 @@ clockid_t activeClock()
 
 // ---- the sampler's hooks: signal handler context ----
 
-void checkpoint(int64_t now);
+void checkpoint();
 
 void onSample(uintptr_t pc, uint64_t weight)
 {
@@ -78,7 +78,7 @@ void onSample(uintptr_t pc, uint64_t weight)
     int64_t due = g_ppe.nextCheckpoint.load(std::memory_order_relaxed);
     if (due && now.tv_sec >= due
         && g_ppe.nextCheckpoint.compare_exchange_strong(due, now.tv_sec + int64_t(g_ppe.config.checkpoint)))
-        checkpoint(now.tv_sec);
+        checkpoint();
 }
 
 void onTick(uint64_t expirations)
@@ -396,9 +396,8 @@ void onExit() { finish("exit"); }
 // A snapshot of a long run: the profile so far, status "checkpoint", atomically renamed over the
 // previous one; and the live file pushed to disk, so that even a node crash loses at most one
 // interval. Runs in the signal handler of whichever thread's sample found it due.
-void checkpoint(int64_t now)
+void checkpoint()
 {
-    (void)now;
     if (g_ppe.phase.load(std::memory_order_acquire) != Phase::Running
         || g_ppe.writing.exchange(true, std::memory_order_acquire))
         return;

@@ -235,6 +235,16 @@ void onSignal(int signal, siginfo_t* info, void* context)
     errno = savedErrno;
 }
 
+// The collector's disposition: onSignal, on the program's alternate stack if it has one.
+struct sigaction collectorAction(int extraFlags)
+{
+    struct sigaction action {};
+    action.sa_sigaction = onSignal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | extraFlags;
+    sigemptyset(&action.sa_mask);
+    return action;
+}
+
 bool installHandler(int signal, const char** why)
 {
     State& s = g_sampler;
@@ -250,10 +260,7 @@ bool installHandler(int signal, const char** why)
                                  : "the program already handles the real-time signal SIGRTMAX-3";
         return false;
     }
-    struct sigaction action {};
-    action.sa_sigaction = onSignal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
+    const struct sigaction action = collectorAction(SA_RESTART);
     if (__sigaction(signal, &action, &s.previous[signal]) != 0) {
         *why = "cannot install the signal handler";
         return false;
@@ -430,10 +437,7 @@ void guardEndings(const int* signals, int count, void (*ending)(int signal))
         const bool isDefault = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
         if (s.installed[signal] || !isDefault)
             continue; // ignored or handled by the program: its business, untouched
-        struct sigaction action {};
-        action.sa_sigaction = onSignal;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
+        const struct sigaction action = collectorAction(0);
         if (__sigaction(signal, &action, &s.previous[signal]) == 0)
             s.installed[signal] = true;
     }

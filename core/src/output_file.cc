@@ -161,6 +161,26 @@ int keepNumberedBackup(const char* path)
     return EEXIST;
 }
 
+int writeOutputFile(const char* path, const char* data, size_t size)
+{
+    OutputFile file;
+    if (int error = openOutput(path, &file))
+        return error;
+    while (size) {
+        const ssize_t n = ::write(file.fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = n < 0 ? errno : EIO;
+            abandonOutput(&file);
+            return error;
+        }
+        data += n;
+        size -= size_t(n);
+    }
+    return commitOutput(&file);
+}
+
 void abandonOutput(OutputFile* file)
 {
     if (file->fd >= 0)

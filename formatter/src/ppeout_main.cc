@@ -124,14 +124,7 @@ void writeOutput(const std::string& path, const std::string& text)
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
-    ppe::OutputFile file;
-    int error = ppe::openOutput(path.c_str(), &file);
-    if (!error && write(file.fd, text.data(), text.size()) != ssize_t(text.size()))
-        error = errno ? errno : EIO;
-    if (error && file.fd >= 0)
-        ppe::abandonOutput(&file);
-    else if (!error)
-        error = ppe::commitOutput(&file);
+    const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size());
     if (error)
         fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
 }

@@ -24,6 +24,10 @@ int openOutput(const char* path, OutputFile* file);
 // at `path` before is left as it was. Safe to call from a signal handler.
 int commitOutput(OutputFile* file, bool replacing = false);
 
+// The whole sequence for a buffer: open, write everything, commit (or abandon on any failure).
+// Returns 0 or an errno value. Signal-safe.
+int writeOutputFile(const char* path, const char* data, size_t size);
+
 // Closes and removes the temporary file. Safe to call from a signal handler.
 void abandonOutput(OutputFile* file);
 
