@@ -1,10 +1,14 @@
-// ppeout: the PPE report from a linker map and a .ppe file.
-//   ppeout [options] MAP_FILE PPE_FILE OUTPUT
-// Options -> library calls (mapparse, profile) -> report model -> text renderer. Inputs are only
-// read; the output never overwrites a file (the old one is kept as OUTPUT.~N~); "-" is stdout.
+// ppeout: the PPE report from a linker map, a .ppe file and compiler listings.
+//   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
+// Options -> library calls (mapparse, listparse, profile) -> report model -> text renderer.
+// Inputs are only read; the output never overwrites a file (the old one is kept as OUTPUT.~N~);
+// "-" is stdout.
 #include "ppe/core/output_file.h"
+#include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/report.h"
+#include "ppe/formatter/source_text.h"
 #include "ppe/formatter/text_report.h"
+#include "ppe/listparse/listing.h"
 #include "ppe/mapparse/link_map.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
@@ -16,7 +20,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <glob.h>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +37,8 @@ namespace {
 }
 
 void warn(const std::string& message) { fmt::print(stderr, "ppeout: warning: {}\n", message); }
+
+void note(const std::string& message) { fmt::print(stderr, "ppeout: note: {}\n", message); }
 
 std::string firstBytes(const std::string& path, size_t count)
 {
@@ -62,60 +69,128 @@ ppe::Profile loadProfile(const std::string& path)
     fail(message);
 }
 
-// The function a -ffunction-sections input section holds (".text.gram_", ".text.unlikely.foo"
-// -> "gram_", "foo"), or "" for a compilation unit's shared sections (".text", ".text.startup").
-std::string functionOfSection(const std::string& section)
-{
-    static const char* const kPrefixes[] = { ".text.startup.", ".text.unlikely.", ".text.hot.", ".text.exit.",
-        ".text." };
-    static const char* const kCompilerParts[] = { ".text.startup", ".text.unlikely", ".text.hot", ".text.exit" };
-    for (const char* part : kCompilerParts) {
-        if (section == part)
-            return "";
-    }
-    for (const char* prefix : kPrefixes) {
-        if (section.rfind(prefix, 0) == 0)
-            return section.substr(std::strlen(prefix));
-    }
-    return "";
-}
-
-void addRange(ppe::CodeModule& module, uint64_t start, uint64_t end)
-{
-    if (!module.ranges.empty() && module.ranges.back().end == start)
-        module.ranges.back().end = end;
-    else
-        module.ranges.push_back({ start, end });
-}
-
-// Modules are the map's compilation units; with -ffunction-sections each function is a module of
-// its own (the Linux counterpart of Fortran /SEPARATE on VMS), its cold and hot parts included.
-std::vector<ppe::CodeModule> loadModules(const std::string& path)
+ppe::mapparse::LinkMap loadMap(const std::string& path)
 {
     auto map = ppe::mapparse::readLinkMap(path);
     if (!map)
         fail(map.error().str());
-    std::vector<ppe::CodeModule> modules;
-    for (const ppe::mapparse::Module& m : map->modules) {
-        ppe::CodeModule unit { m.name, {} };
-        std::map<std::string, ppe::CodeModule> functions;
-        for (const ppe::mapparse::Section& s : m.sections) {
-            const std::string function = functionOfSection(s.name);
-            ppe::CodeModule& owner = function.empty() ? unit : functions.try_emplace(function, ppe::CodeModule { function, {} }).first->second;
-            addRange(owner, s.address, s.end());
-        }
-        if (!unit.ranges.empty())
-            modules.push_back(std::move(unit));
-        for (auto& [name, module] : functions)
-            modules.push_back(std::move(module));
-    }
-    return modules;
+    return std::move(map.value());
 }
 
 bool sameFile(const std::string& a, const std::string& b)
 {
     struct stat sa {}, sb {};
     return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+std::string directoryOf(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// The files a listing argument names: a shell pattern the shell did not expand ('lib/*.lis') is
+// expanded here, as PPEOUT expanded VMS wildcards.
+std::vector<std::string> expandPattern(const std::string& arg)
+{
+    if (arg.find_first_of("*?[") == std::string::npos)
+        return { arg };
+    glob_t found {};
+    const int rc = glob(arg.c_str(), 0, nullptr, &found);
+    std::vector<std::string> paths;
+    if (rc == 0) {
+        for (size_t i = 0; i < found.gl_pathc; ++i)
+            paths.emplace_back(found.gl_pathv[i]);
+    }
+    globfree(&found);
+    if (paths.empty())
+        warn(fmt::format("{}: no file matches this pattern", arg));
+    return paths;
+}
+
+struct Inputs {
+    std::string map, profile, output;
+    std::vector<std::string> sourceDirs;
+    bool verbose = false;
+};
+
+struct LineSources {
+    std::vector<ppe::LineTable> tables;
+    std::vector<std::vector<std::string>> baseDirs; // per table: where its relative file names start
+};
+
+// Reads each listing, matches it to its compilation unit in the map and gives that unit's modules
+// its line table. Files that are not listings (the report itself, sources, maps a pattern
+// matched), listings of other builds and damaged listings are skipped with a message; the report
+// is made from the rest.
+LineSources loadListings(const std::vector<std::string>& args, const Inputs& in, const ppe::mapparse::LinkMap& map,
+    std::vector<ppe::CodeModule>& modules, const std::vector<size_t>& unitOf)
+{
+    LineSources sources;
+    std::map<size_t, std::string> listingOfUnit;
+    std::set<std::pair<dev_t, ino_t>> seen;
+    for (const std::string& arg : args) {
+        for (const std::string& path : expandPattern(arg)) {
+            struct stat st {};
+            if (stat(path.c_str(), &st) != 0) {
+                warn(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+                continue;
+            }
+            if (!seen.insert({ st.st_dev, st.st_ino }).second)
+                continue;
+            if (sameFile(path, in.output)) {
+                note(fmt::format("{}: the output file, skipped", path));
+                continue;
+            }
+            if (sameFile(path, in.map) || sameFile(path, in.profile)) {
+                note(fmt::format("{}: an input given before, not a listing; skipped", path));
+                continue;
+            }
+            if (!S_ISREG(st.st_mode)) {
+                note(fmt::format("{}: not a regular file, skipped", path));
+                continue;
+            }
+            std::ifstream file(path, std::ios::binary);
+            std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+            if (!file.good() && !file.eof()) {
+                warn(fmt::format("{}: cannot read", path));
+                continue;
+            }
+            if (!ppe::listparse::looksLikeListing(text)) {
+                note(fmt::format("{}: not an assembler listing, skipped", path));
+                continue;
+            }
+            auto listing = ppe::listparse::parseListing(text, path);
+            if (!listing) {
+                warn(listing.error().str() + " (listing skipped)");
+                continue;
+            }
+            auto placed = ppe::placeListing(*listing, path, map);
+            if (!placed) {
+                warn(placed.error().str());
+                continue;
+            }
+            const std::string& unit = map.modules[placed->unit].name;
+            if (auto [it, added] = listingOfUnit.try_emplace(placed->unit, path); !added) {
+                warn(fmt::format("{}: the map's {} already has the listing {}; this one is ignored", path, unit,
+                    it->second));
+                continue;
+            }
+            if (in.verbose) {
+                note(fmt::format("{}: listing of {}", path, unit));
+                for (const std::string& n : placed->notes)
+                    note(n);
+            }
+            const int table = int(sources.tables.size());
+            for (size_t m = 0; m < modules.size(); ++m) {
+                if (unitOf[m] == placed->unit)
+                    modules[m].lineTable = table;
+            }
+            sources.tables.push_back(std::move(placed->table));
+            sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });
+        }
+    }
+    return sources;
 }
 
 void writeOutput(const std::string& path, const std::string& text)
@@ -131,11 +206,14 @@ void writeOutput(const std::string& path, const std::string& text)
 
 void usage(const po::options_description& options)
 {
-    fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT\n"
+    fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
                "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
-               "existing OUTPUT is kept as OUTPUT.~N~.\n\n");
+               "existing OUTPUT is kept as OUTPUT.~N~.\n"
+               "LISTINGs are assembler listings with source (gcc/g++/gfortran -g -Wa,-adhln=FILE.lis);\n"
+               "quoted shell patterns ('lib/*.lis') are expanded. Each module with at least the line\n"
+               "threshold of the time and a listing gets its program text with hits per line.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
@@ -145,8 +223,17 @@ void usage(const po::options_description& options)
 
 int main(int argc, char** argv)
 {
+    Inputs in;
+    double threshold = 1.0;
+    unsigned barWidth = 40;
     po::options_description options("Options");
-    options.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit");
+    options.add_options()("line-threshold,t", po::value(&threshold)->default_value(1.0, "1"),
+        "list the program text of modules with at least this % of the in-range time")(
+        "bar-width,w", po::value(&barWidth)->default_value(40), "characters of the busiest line's bar")(
+        "source-dir,s", po::value(&in.sourceDirs)->composing(),
+        "look for source files here too (by their name and their base name); repeatable")(
+        "verbose,v", po::bool_switch(&in.verbose), "say which listing went to which module")(
+        "help,h", "print this help and exit")("version,V", "print the version and exit");
     po::options_description all;
     all.add(options).add_options()("args", po::value<std::vector<std::string>>());
     po::positional_options_description positional;
@@ -163,19 +250,40 @@ int main(int argc, char** argv)
     if (vm.count("version"))
         return fmt::print("ppeout {}\n", PPE_VERSION), 0;
     const auto args = vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string> {};
-    if (args.size() != 3)
-        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT, got {} argument(s) (see ppeout --help)", args.size()));
-    const std::string& mapPath = args[0];
-    const std::string& ppePath = args[1];
-    const std::string& outPath = args[2];
-    if (sameFile(outPath, mapPath) || sameFile(outPath, ppePath))
-        fail(outPath + ": the output would replace an input");
+    if (args.size() < 3) {
+        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT [LISTING...], got {} argument(s) (see ppeout --help)",
+            args.size()));
+    }
+    if (!(threshold >= 0 && threshold <= 100))
+        fail(fmt::format("--line-threshold {}: not a percentage from 0 to 100", threshold));
+    if (barWidth < 1 || barWidth > 1000)
+        fail(fmt::format("--bar-width {}: not from 1 to 1000", barWidth));
+    in.map = args[0];
+    in.profile = args[1];
+    in.output = args[2];
+    for (size_t i = 0; i < 3; ++i) {
+        if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
+            fail(fmt::format("{}: patterns are for listings only; MAP_FILE PPE_FILE OUTPUT name one file each", args[i]));
+    }
+    if (sameFile(in.output, in.map) || sameFile(in.output, in.profile))
+        fail(in.output + ": the output would replace an input");
     // The map first: with the first two arguments swapped, the error names the first one.
-    const std::vector<ppe::CodeModule> modules = loadModules(mapPath);
-    ppe::Profile profile = loadProfile(ppePath);
-    const ppe::Report report = ppe::buildReport(std::move(profile), modules);
+    const ppe::mapparse::LinkMap map = loadMap(in.map);
+    std::vector<size_t> unitOf;
+    std::vector<ppe::CodeModule> modules = ppe::modulesFromMap(map, unitOf);
+    ppe::Profile profile = loadProfile(in.profile);
+    LineSources lines = loadListings({ args.begin() + 3, args.end() }, in, map, modules, unitOf);
+    ppe::Report report = ppe::buildReport(std::move(profile), modules);
+    const std::vector<size_t> selected = ppe::modulesForLineAnalysis(report, modules, threshold);
+    std::set<int> read;
+    for (size_t m : selected) {
+        const int t = modules[m].lineTable;
+        if (read.insert(t).second)
+            ppe::loadSourceText(lines.tables[t], lines.baseDirs[t], in.sourceDirs, report.warnings);
+    }
+    ppe::analyseLines(report, modules, lines.tables, selected);
     for (const std::string& w : report.warnings)
         warn(w);
-    writeOutput(outPath, ppe::renderTextReport(report));
+    writeOutput(in.output, ppe::renderTextReport(report, ppe::TextOptions { barWidth }));
     return 0;
 }

@@ -49,8 +49,8 @@ void header(std::string& out, const Report& r)
     if (p.status != ProfileStatus::Complete)
         out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
     if (p.binWidth > p.granularity)
-        out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules is "
-                           "split in proportion to the bytes each owns\n",
+        out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules or "
+                           "lines is split in proportion to the bytes each owns\n",
             p.binWidth);
     const uint64_t system = count(p, kShared) + count(p, kVdso);
     const uint64_t other = count(p, kAnon) + count(p, kUnknown) + count(p, kLost);
@@ -88,13 +88,64 @@ void moduleTable(std::string& out, const Report& r)
     }
 }
 
+std::string hitsText(double hits)
+{
+    if (hits > 0 && hits < 0.5)
+        return "<1";
+    return fmt::format("{:.0f}", hits);
+}
+
+void trimRight(std::string& line)
+{
+    while (!line.empty() && line.back() == ' ')
+        line.pop_back();
+}
+
+// PPE's program text: hits, a bar scaled to the module's busiest line and the accumulated % of
+// the module's time on each line that took hits; the source text on every line.
+void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options)
+{
+    const unsigned width = options.barWidth;
+    out += fmt::format("\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits,
+        m.origin);
+    auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
+        std::string s;
+        if (hits > 0) {
+            const unsigned bars = m.busiest > 0 ? unsigned(hits / m.busiest * width + 0.5) : 0;
+            s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
+                accumulated, text);
+        } else {
+            s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
+        }
+        trimRight(s);
+        out += s + '\n';
+    };
+    for (const FileLines& file : m.files) {
+        out += "\nFile " + file.name;
+        if (file.textPath.empty())
+            out += "  (the text as the listing shows it)";
+        else if (file.textPath != file.name)
+            out += "  (text from " + file.textPath + ")";
+        if (!file.own)
+            out += "  (its lines with hits in this module: header or inlined code)";
+        out += '\n';
+        out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
+        for (const LineRow& r : file.rows)
+            row(std::to_string(r.line), r.hits, r.accumulated, r.text);
+    }
+    if (m.withoutLine >= 0.5)
+        row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
+}
+
 } // namespace
 
-std::string renderTextReport(const Report& report)
+std::string renderTextReport(const Report& report, const TextOptions& options)
 {
     std::string out;
     header(out, report);
     moduleTable(out, report);
+    for (const ModuleLines& m : report.lines)
+        moduleText(out, m, options);
     return out;
 }
 

@@ -22,6 +22,7 @@ public:
     int idOf(std::string_view name);
     std::optional<int> idOfNumber(unsigned number) const;
     const std::string& primarySource() const { return m_primarySource; }
+    const std::string& compilationDirectory() const { return m_compilationDir; }
 
     // The names of `used` ids with the compiled file first; indexOfId maps ids to positions.
     std::vector<std::string> order(const std::set<int>& used, std::vector<int>& indexOfId);

@@ -275,6 +275,7 @@ Listing ListingParser::finish()
     std::vector<int> indexOfId;
     out.files = m_files.order(usedFileIds(code), indexOfId);
     out.primarySource = m_files.primarySource();
+    out.compilationDirectory = m_files.compilationDirectory();
     CodeLayout layout = layOutCode(std::move(m_chunks), code, indexOfId);
     out.sectionSizes = std::move(layout.sizes);
     out.ranges = std::move(layout.ranges);

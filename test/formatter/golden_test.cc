@@ -17,5 +17,16 @@ TEST(GoldenReport, KtestWithGoldMap)
     EXPECT_EQ(r.err, "");
 }
 
+// The same with the listing of that build: PPE's third part, program text with hits per line.
+// Run from the fixture directory with relative names, as the README's command was.
+TEST(GoldenReport, KtestWithListing)
+{
+    const RunResult r
+        = runProgram({ PPEOUT, "ktest.map", "ktest.ppe", "-", "ktest.lis", "--source-dir", "src" }, {}, kData);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, readFile(kData + "/ktest-lines.ppl"));
+    EXPECT_EQ(r.err, "");
+}
+
 } // namespace
 } // namespace ppe::testing

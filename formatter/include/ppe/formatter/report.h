@@ -17,10 +17,33 @@ struct AddressRange {
     uint64_t end; // exclusive
 };
 
+// Where a module's code comes from in the source: address ranges to files and lines. Made from a
+// compiler listing placed by the linker map (listing_lines.h) or from DWARF; one table may serve
+// several modules (the functions of one -ffunction-sections object).
+struct LineRange {
+    uint64_t start;
+    uint64_t end; // exclusive
+    int file; // index into LineTable::files
+    int line;
+};
+
+struct LineTable {
+    std::string origin; // what the lines come from, for the report: "listing simp.lis"
+    std::vector<std::string> files; // index 0 is the module's own source file
+    std::vector<LineRange> ranges; // sorted by start, non-overlapping
+    // The program text of each file (text[f][i] is line i + 1), filled in by the caller for the
+    // modules that get a line analysis; empty when no text was found.
+    std::vector<std::vector<std::string>> text;
+    std::vector<std::string> textPaths; // where each file's text was read from ("" = none)
+};
+
 // A compilation unit (or, with -ffunction-sections maps or symbols, a function) that owns code.
 struct CodeModule {
     std::string name;
     std::vector<AddressRange> ranges; // sorted, non-overlapping
+    int lineTable = -1; // index into the tables given to analyseLines, -1 when none
+    // A compilation unit lists its whole source file; a function only its own lines.
+    bool wholeFile = true;
     uint64_t address() const { return ranges.empty() ? 0 : ranges.front().start; }
     uint64_t size() const
     {
@@ -32,6 +55,7 @@ struct CodeModule {
 };
 
 struct ModuleRow {
+    size_t module = 0; // index into the modules the report was built from
     std::string name;
     double hits = 0; // fractional when bins straddling modules were split
     double percent = 0; // of in-range hits
@@ -41,11 +65,40 @@ struct ModuleRow {
     uint64_t size = 0;
 };
 
+// One line of a module's program text in the line analysis.
+struct LineRow {
+    int line = 0;
+    std::string text;
+    double hits = 0; // fractional when a bin straddled two lines
+    double accumulated = 0; // percent of the module's hits from its first printed line to this one
+    bool code = false; // the line has code in this module
+};
+
+// The lines of one source file within a module's analysis: the module's own file first, then
+// each other file (headers, inlined code) with the lines that took hits.
+struct FileLines {
+    std::string name;
+    std::string textPath; // "" when the text is the listing's copy, or unknown
+    bool own = false; // the module's own source file (LineTable::files[0])
+    std::vector<LineRow> rows;
+};
+
+struct ModuleLines {
+    size_t module = 0; // index into the modules the report was built from
+    std::string name;
+    std::string origin; // LineTable::origin
+    double hits = 0; // the module's hits (== its ModuleRow's)
+    double withoutLine = 0; // hits on the module's code that no line owns
+    double busiest = 0; // the hits of its busiest line: the bars are scaled to it
+    std::vector<FileLines> files;
+};
+
 struct Report {
     Profile profile; // the header fields come straight from it
     std::vector<ModuleRow> modules; // decreasing hits; modules without hits are left out
     double unattributed = 0; // in-range hits that fell in no module (padding, PLT, start-up code)
-    bool splitBins = false; // some bins straddled two modules and were split by bytes
+    bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
+    std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<std::string> warnings;
 };
 
@@ -55,5 +108,15 @@ double binomialErrorPercent(double hits, double n);
 // Attributes the profile's bins to `modules` (splitting a bin that straddles a boundary in
 // proportion to the bytes each side owns) and orders the module table.
 Report buildReport(Profile profile, const std::vector<CodeModule>& modules);
+
+// The modules of `report` with at least `thresholdPercent` of the in-range hits and a line table:
+// the ones analyseLines will list (so that the caller reads only their source files).
+std::vector<size_t> modulesForLineAnalysis(const Report& report, const std::vector<CodeModule>& modules,
+    double thresholdPercent);
+
+// Adds the line analysis (PPE's third part) of `selected` modules (indexes into `modules`, as
+// modulesForLineAnalysis gives) to `report`, with hits per source line from `tables`.
+void analyseLines(Report& report, const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables,
+    const std::vector<size_t>& selected);
 
 } // namespace ppe

@@ -1,5 +1,5 @@
-// The PPE report as text (the seed's Tables 1, 2 and 4): header, module table in decreasing
-// time, and (later) program text with per-line hits and bars.
+// The PPE report as text (the seed's Tables 1-4): header, module table in decreasing time, and
+// the program text of the analysed modules with hits, a bar and the accumulated % per line.
 #pragma once
 
 #include "ppe/formatter/report.h"
@@ -8,6 +8,10 @@
 
 namespace ppe {
 
-std::string renderTextReport(const Report& report);
+struct TextOptions {
+    unsigned barWidth = 40; // characters of the busiest line's bar
+};
+
+std::string renderTextReport(const Report& report, const TextOptions& options = {});
 
 } // namespace ppe

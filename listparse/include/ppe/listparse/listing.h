@@ -40,6 +40,9 @@ struct Listing {
     std::vector<std::string> files;
     // The compiled file as the compiler named it (`.file "simp.c"`); "" when the listing has none.
     std::string primarySource;
+    // The directory the compiler ran in (`.file 0 "dir" "name"`, DWARF 5); relative file names
+    // are relative to it. "" when the listing does not say.
+    std::string compilationDirectory;
     // Every code section the listing switches to (flags with 'x', or named .text*, .init,
     // .fini), with the size the listing shows for it.
     std::map<std::string, uint64_t> sectionSizes;

@@ -1,0 +1,253 @@
+// ppeout's third part on real programs: the examples built with -g -Wa,-adhln=NAME.lis, run
+// under the collector, formatted with their maps and listings.
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace ppe::testing {
+namespace {
+
+const std::string kExamples = PPE_EXAMPLES_DIR;
+const std::string kSources = PPE_EXAMPLES_SOURCE;
+
+struct TextRow {
+    int line = 0;
+    double hits = 0;
+    size_t bar = 0; // number of X
+    double accumulated = -1; // -1 on lines without hits
+    std::string text;
+};
+
+struct ModuleText {
+    std::string name;
+    double hitsTotal = 0;
+    std::vector<TextRow> rows; // the module's own file
+};
+
+// The "Program text." sections of a report, each with the rows of its first file.
+std::vector<ModuleText> programText(const std::string& report)
+{
+    static const std::regex kHeading(R"(^Program text\.  Module (\S+)  Hits total (\d+)  \(.*\)$)");
+    static const std::regex kHit(R"(^ *(\d+) +(\d+) (X*) +([0-9.]+)  (.*)$)");
+    static const std::regex kPlain(R"(^ *(\d+)(?: {40,}(.*))?$)");
+    std::vector<ModuleText> modules;
+    std::istringstream in(report);
+    std::string line;
+    std::smatch m;
+    bool ownFile = false;
+    while (std::getline(in, line)) {
+        if (std::regex_match(line, m, kHeading)) {
+            modules.push_back({ m[1], std::stod(m[2]), {} });
+            ownFile = false;
+        } else if (!modules.empty() && line.rfind("File ", 0) == 0) {
+            ownFile = modules.back().rows.empty() && line.find("header or inlined") == std::string::npos;
+        } else if (ownFile && std::regex_match(line, m, kHit)) {
+            modules.back().rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
+        } else if (ownFile && std::regex_match(line, m, kPlain)) {
+            modules.back().rows.push_back({ std::stoi(m[1]), 0, 0, -1, m[2] });
+        }
+    }
+    return modules;
+}
+
+std::string trim(const std::string& s)
+{
+    const size_t a = s.find_first_not_of(" \t");
+    const size_t b = s.find_last_not_of(" \t");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The 1-based number of the first line of `file` after line `from` whose text contains `text`.
+int lineOf(const std::string& file, const std::string& text, int from = 0)
+{
+    std::ifstream in(file);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (n > from && line.find(text) != std::string::npos)
+            return n;
+    }
+    ADD_FAILURE() << text << " not in " << file;
+    return -1;
+}
+
+const TextRow& busiest(const ModuleText& m)
+{
+    const TextRow* best = &m.rows.front();
+    for (const TextRow& r : m.rows)
+        best = r.hits > best->hits ? &r : best;
+    return *best;
+}
+
+// Rows are in file order, the bar is scaled to the busiest line, Acc % climbs to 100.0 on the
+// last line with hits, and the hits add up to the module's.
+void expectConsistent(const ModuleText& m, unsigned width)
+{
+    ASSERT_FALSE(m.rows.empty()) << m.name;
+    const TextRow& top = busiest(m);
+    EXPECT_EQ(top.bar, width) << m.name;
+    double sum = 0, previousAcc = 0;
+    int previousLine = m.rows.front().line - 1;
+    const TextRow* lastHit = nullptr;
+    for (const TextRow& r : m.rows) {
+        EXPECT_EQ(r.line, previousLine + 1) << m.name << ": every line of the text is printed";
+        previousLine = r.line;
+        if (r.hits <= 0)
+            continue;
+        sum += r.hits;
+        EXPECT_NEAR(double(r.bar), r.hits / top.hits * width, 0.51) << m.name << " line " << r.line;
+        EXPECT_GE(r.accumulated, previousAcc) << m.name << " line " << r.line;
+        EXPECT_NEAR(r.accumulated, 100.0 * sum / m.hitsTotal, 0.06 + 100.0 * double(m.rows.size()) / m.hitsTotal)
+            << m.name << " line " << r.line;
+        previousAcc = r.accumulated;
+        lastHit = &r;
+    }
+    ASSERT_NE(lastHit, nullptr);
+    EXPECT_EQ(lastHit->accumulated, 100.0) << m.name;
+    EXPECT_NEAR(sum, m.hitsTotal, 0.5 * double(m.rows.size())) << m.name;
+}
+
+// Runs simp on larger primes until the profile holds enough samples for a line analysis.
+std::string profileSimp(const TempDir& dir)
+{
+    for (const char* prime : { "10000000000000061", "100000000000000003", "1000000000000000003" }) {
+        const RunResult run = runProgram(
+            { kExamples + "/simp", prime }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") }, { "PPE_MODE", "1" } });
+        EXPECT_EQ(run.status, 0) << run.err;
+        const RunResult head = runProgram({ PPEOUT, kExamples + "/simp.map", dir.file("s.ppe"), "-" });
+        std::smatch m;
+        if (std::regex_search(head.out, m, std::regex(R"(In range count\s+(\d+))")) && std::stoi(m[1]) >= 400)
+            break;
+    }
+    return dir.file("s.ppe");
+}
+
+TEST(ListingReport, SimpHotLineIsTheTestInsideTheLoop)
+{
+    TempDir dir;
+    const std::string ppe = profileSimp(dir);
+    const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-", kExamples + "/simp.lis" });
+    ASSERT_EQ(out.status, 0) << out.err;
+    EXPECT_EQ(out.err, "");
+    const std::vector<ModuleText> modules = programText(out.out);
+    ASSERT_EQ(modules.size(), 1u) << out.out;
+    const ModuleText& simp = modules[0];
+    EXPECT_EQ(simp.name, "simp.c.o");
+    // The whole file, and its text read from the source.
+    const std::string source = kSources + "/simp.c";
+    EXPECT_EQ(simp.rows.front().line, 1);
+    EXPECT_EQ(simp.rows.back().line, lineOf(source, "}", lineOf(source, "return 0;")));
+    EXPECT_NE(out.out.find("File " + source + "\n"), std::string::npos) << out.out;
+    // `if ((num % cnt) == 0) return cnt;` twice in sd: the one inside the loop is the hot one.
+    const int loop = lineOf(source, "for (cnt = 3; cnt <= lim; cnt += 2)");
+    const TextRow& top = busiest(simp);
+    EXPECT_EQ(trim(top.text), "if ((num % cnt) == 0) return cnt;") << out.out;
+    EXPECT_EQ(top.line, lineOf(source, "if ((num % cnt) == 0) return cnt;", loop)) << out.out;
+    EXPECT_GT(top.hits, 0.5 * simp.hitsTotal) << out.out;
+    expectConsistent(simp, 40);
+}
+
+TEST(ListingReport, FortranHotLoopTopsEachSubroutine)
+{
+    TempDir dir;
+    const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", kExamples + "/ktest_gold", "2" });
+    ASSERT_EQ(run.status, 0) << run.err;
+    const RunResult out = runProgram(
+        { PPEOUT, "--bar-width", "25", kExamples + "/ktest_gold.map", dir.file("k.ppe"), "-", kExamples + "/ktest_gold.lis" });
+    ASSERT_EQ(out.status, 0) << out.err;
+    EXPECT_EQ(out.err, "");
+    const std::vector<ModuleText> modules = programText(out.out);
+    ASSERT_GE(modules.size(), 3u) << out.out;
+    const std::string source = kSources + "/ktest.f90";
+    // Each subroutine's text runs from its heading to its end; its busiest line is in its
+    // innermost loop.
+    struct Expect {
+        std::string module, heading, innerLoop, end;
+    };
+    for (const Expect& e : { Expect { "gram_", "subroutine gram(", "do j = k + 1, n", "end subroutine gram" },
+             Expect { "mxm_", "subroutine mxm(", "do k = 1, n", "end subroutine mxm" },
+             Expect { "bsort_", "subroutine bsort(", "do j = 1, i", "end subroutine bsort" } }) {
+        auto m = std::find_if(modules.begin(), modules.end(), [&](const ModuleText& t) { return t.name == e.module; });
+        ASSERT_NE(m, modules.end()) << e.module << "\n" << out.out;
+        const int heading = lineOf(source, e.heading);
+        EXPECT_LE(m->rows.front().line, heading) << e.module;
+        EXPECT_EQ(m->rows.back().line, lineOf(source, e.end)) << e.module;
+        const TextRow& top = busiest(*m);
+        EXPECT_GT(top.line, lineOf(source, e.innerLoop, heading)) << e.module << ": " << top.text;
+        EXPECT_LT(top.line, lineOf(source, e.end)) << e.module << ": " << top.text;
+        expectConsistent(*m, 25);
+    }
+}
+
+TEST(ListingReport, ListingOfAnotherBuildIsRefusedAndTheReportStaysComplete)
+{
+    TempDir dir;
+    const std::string ppe = profileSimp(dir);
+    const RunResult plain = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-" });
+    const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-", kExamples + "/simp_O0.lis" });
+    ASSERT_EQ(out.status, 0) << out.err;
+    EXPECT_NE(out.err.find("ppeout: warning: " + kExamples + "/simp_O0.lis: "), std::string::npos) << out.err;
+    EXPECT_NE(out.err.find("a listing of another build, ignored"), std::string::npos) << out.err;
+    EXPECT_EQ(out.out, plain.out) << "the module table as without the listing, no program text";
+}
+
+TEST(ListingReport, PatternsSkipWhatIsNotAListing)
+{
+    TempDir dir;
+    const std::string ppe = profileSimp(dir);
+    std::filesystem::create_directory(dir.file("lib"));
+    std::filesystem::copy_file(kExamples + "/simp.lis", dir.file("lib/simp.lis"));
+    std::ofstream(dir.file("lib/notes.lis")) << "Notes on the simp run.\nNothing to see.\n";
+    std::filesystem::copy_file(kExamples + "/simp", dir.file("lib/binary.lis"));
+    std::ofstream(dir.file("lib/empty.lis")).flush();
+    std::filesystem::copy_file(kExamples + "/simp.map", dir.file("lib/simp_map.lis"));
+    const std::string output = dir.file("lib/simp_ppe.lis"); // matched by the pattern on the second run
+    for (int run = 0; run < 2; ++run) {
+        const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, output, dir.file("lib/*.lis"),
+            dir.file("nothing/*.lis") });
+        ASSERT_EQ(out.status, 0) << out.err;
+        for (const char* name : { "notes.lis", "binary.lis", "empty.lis", "simp_map.lis" }) {
+            EXPECT_NE(out.err.find("ppeout: note: " + dir.file("lib/") + name + ": not an assembler listing, skipped"),
+                std::string::npos)
+                << out.err;
+        }
+        EXPECT_NE(out.err.find("ppeout: warning: " + dir.file("nothing/*.lis") + ": no file matches this pattern"),
+            std::string::npos)
+            << out.err;
+        EXPECT_EQ(out.err.find(output + ": the output file, skipped") != std::string::npos, run == 1) << out.err;
+        const std::vector<ModuleText> modules = programText(readFile(output));
+        ASSERT_EQ(modules.size(), 1u) << readFile(output);
+        expectConsistent(modules[0], 40);
+    }
+    EXPECT_TRUE(fileExists(output + ".~1~")) << "the first report is kept";
+}
+
+TEST(ListingReport, ThresholdOptionSelectsModules)
+{
+    TempDir dir;
+    const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", kExamples + "/ktest_lld" });
+    ASSERT_EQ(run.status, 0) << run.err;
+    auto modulesAt = [&](const std::string& threshold) {
+        const RunResult out = runProgram({ PPEOUT, "--line-threshold", threshold, kExamples + "/ktest_lld.map",
+            dir.file("k.ppe"), "-", kExamples + "/ktest_lld.lis" });
+        EXPECT_EQ(out.status, 0) << out.err;
+        return programText(out.out).size();
+    };
+    EXPECT_EQ(modulesAt("100"), 0u) << "no module has all the time";
+    EXPECT_GE(modulesAt("1"), 3u);
+    EXPECT_GE(modulesAt("0"), modulesAt("1"));
+    for (const char* wrong : { "-5", "101", "x" }) {
+        const RunResult bad
+            = runProgram({ PPEOUT, "--line-threshold", wrong, kExamples + "/ktest_lld.map", dir.file("k.ppe"), "-" });
+        EXPECT_EQ(bad.status, 1) << wrong;
+        EXPECT_NE(bad.err.find("ppeout: error: "), std::string::npos) << bad.err;
+    }
+}
+
+} // namespace
+} // namespace ppe::testing
