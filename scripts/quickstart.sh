@@ -10,8 +10,8 @@ rm -f build/examples/simp.ppe
 PPE_ON=1 build/examples/simp 9000000000000000041
 if [ -x build/formatter/ppeout ]; then
   echo
-  echo "== ppeout build/examples/simp.map build/examples/simp.ppe -"
-  build/formatter/ppeout build/examples/simp.map build/examples/simp.ppe -
+  echo "== ppeout build/examples/simp.map build/examples/simp.ppe - build/examples/simp.lis"
+  build/formatter/ppeout build/examples/simp.map build/examples/simp.ppe - build/examples/simp.lis
 else
   echo
   echo "== the profile (ppeout, the formatter, is not built yet):"
