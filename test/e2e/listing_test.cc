@@ -184,6 +184,49 @@ TEST(ListingReport, FortranHotLoopTopsEachSubroutine)
     }
 }
 
+// The rows printed under `File NAME` for a file other than the module's own.
+std::vector<TextRow> otherFileRows(const std::string& report, const std::string& name)
+{
+    static const std::regex kHit(R"(^ *(\d+) +(\d+) (X*) +([0-9.]+)  (.*)$)");
+    std::vector<TextRow> rows;
+    std::istringstream in(report);
+    std::string line;
+    std::smatch m;
+    bool inFile = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("File ", 0) == 0 || line.rfind("Program text.", 0) == 0)
+            inFile = line.rfind("File " + name + "  ", 0) == 0 && line.find("header or inlined") != std::string::npos;
+        else if (inFile && std::regex_match(line, m, kHit))
+            rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
+    }
+    return rows;
+}
+
+TEST(ListingReport, InlinedHeaderCodeUnderItsOwnFile)
+{
+    TempDir dir;
+    const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("i.ppe"), "--mode", "cpu", kExamples + "/inlining", "600" });
+    ASSERT_EQ(run.status, 0) << run.err;
+    const RunResult out = runProgram({ PPEOUT, kExamples + "/inlining.map", dir.file("i.ppe"), "-", kExamples + "/inlining.lis" });
+    ASSERT_EQ(out.status, 0) << out.err;
+    const std::string header = kSources + "/inlining/kernels.h";
+    const std::vector<TextRow> rows = otherFileRows(out.out, header);
+    ASSERT_FALSE(rows.empty()) << out.out;
+    // dot()'s loop, inlined into run(), carries the most hits of the whole module.
+    const TextRow* top = &rows.front();
+    for (const TextRow& r : rows)
+        top = r.hits > top->hits ? &r : top;
+    const int dot = lineOf(header, "inline T dot(");
+    EXPECT_GT(top->line, dot) << out.out;
+    EXPECT_LT(top->line, lineOf(header, "return sum;", dot)) << out.out;
+    EXPECT_EQ(top->bar, 40u) << out.out;
+    const std::vector<ModuleText> modules = programText(out.out);
+    ASSERT_EQ(modules.size(), 1u);
+    for (const TextRow& r : modules[0].rows)
+        EXPECT_LT(r.hits, top->hits) << "main.cc line " << r.line;
+    EXPECT_EQ(rows.back().accumulated, 100.0) << out.out;
+}
+
 TEST(ListingReport, ListingOfAnotherBuildIsRefusedAndTheReportStaysComplete)
 {
     TempDir dir;
