@@ -24,13 +24,20 @@ struct TextRow {
     std::string text;
 };
 
+struct FileText {
+    std::string heading; // the "File ..." line
+    bool own = false; // the module's own source file, not a header's inlined lines
+    std::vector<TextRow> rows;
+};
+
 struct ModuleText {
     std::string name;
     double hitsTotal = 0;
     std::vector<TextRow> rows; // the module's own file
+    std::vector<FileText> files; // every file, the own one first
 };
 
-// The "Program text." sections of a report, each with the rows of its first file.
+// The "Program text." sections of a report.
 std::vector<ModuleText> programText(const std::string& report)
 {
     static const std::regex kHeading(R"(^Program text\.  Module (\S+)  Hits total (\d+)  \(.*\)$)");
@@ -40,18 +47,22 @@ std::vector<ModuleText> programText(const std::string& report)
     std::istringstream in(report);
     std::string line;
     std::smatch m;
-    bool ownFile = false;
     while (std::getline(in, line)) {
         if (std::regex_match(line, m, kHeading)) {
-            modules.push_back({ m[1], std::stod(m[2]), {} });
-            ownFile = false;
+            modules.push_back({ m[1], std::stod(m[2]), {}, {} });
         } else if (!modules.empty() && line.rfind("File ", 0) == 0) {
-            ownFile = modules.back().rows.empty() && line.find("header or inlined") == std::string::npos;
-        } else if (ownFile && std::regex_match(line, m, kHit)) {
-            modules.back().rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
-        } else if (ownFile && std::regex_match(line, m, kPlain)) {
-            modules.back().rows.push_back({ std::stoi(m[1]), 0, 0, -1, m[2] });
+            modules.back().files.push_back({ line, line.find("header or inlined") == std::string::npos, {} });
+        } else if (!modules.empty() && !modules.back().files.empty()) {
+            std::vector<TextRow>& rows = modules.back().files.back().rows;
+            if (std::regex_match(line, m, kHit))
+                rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
+            else if (std::regex_match(line, m, kPlain))
+                rows.push_back({ std::stoi(m[1]), 0, 0, -1, m[2] });
         }
+    }
+    for (ModuleText& module : modules) {
+        if (!module.files.empty() && module.files.front().own)
+            module.rows = module.files.front().rows;
     }
     return modules;
 }
@@ -187,17 +198,12 @@ TEST(ListingReport, FortranHotLoopTopsEachSubroutine)
 // The rows printed under `File NAME` for a file other than the module's own.
 std::vector<TextRow> otherFileRows(const std::string& report, const std::string& name)
 {
-    static const std::regex kHit(R"(^ *(\d+) +(\d+) (X*) +([0-9.]+)  (.*)$)");
     std::vector<TextRow> rows;
-    std::istringstream in(report);
-    std::string line;
-    std::smatch m;
-    bool inFile = false;
-    while (std::getline(in, line)) {
-        if (line.rfind("File ", 0) == 0 || line.rfind("Program text.", 0) == 0)
-            inFile = line.rfind("File " + name + "  ", 0) == 0 && line.find("header or inlined") != std::string::npos;
-        else if (inFile && std::regex_match(line, m, kHit))
-            rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
+    for (const ModuleText& module : programText(report)) {
+        for (const FileText& file : module.files) {
+            if (!file.own && file.heading.rfind("File " + name + "  ", 0) == 0)
+                rows.insert(rows.end(), file.rows.begin(), file.rows.end());
+        }
     }
     return rows;
 }

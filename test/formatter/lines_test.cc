@@ -5,6 +5,8 @@
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/text_report.h"
 
+#include "profile_builder.h"
+
 #include "object_facts.h"
 #include "temp_dir.h"
 
@@ -217,20 +219,7 @@ TEST(SourceText, FoundCheckedOrTheListingsCopy)
 }
 
 // analyseLines on a small made-up module: which lines get which hits.
-Profile profileWith(std::vector<Bin> bins, uint32_t width)
-{
-    Profile p;
-    p.rangeStart = 0x1000;
-    p.rangeEnd = 0x2000;
-    p.binWidth = width;
-    p.granularity = 1;
-    p.binCount = 0x1000 / width;
-    for (const Bin& b : bins)
-        p.counts[kInRange] += b.count;
-    p.total = p.counts[kInRange];
-    p.bins = std::move(bins);
-    return p;
-}
+using testing::profileWith;
 
 LineTable smallTable()
 {

@@ -2,26 +2,15 @@
 #include "ppe/formatter/report.h"
 #include "ppe/formatter/text_report.h"
 
+#include "profile_builder.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace ppe {
 namespace {
 
-Profile profileWith(std::vector<Bin> bins, uint32_t width = 1, uint32_t granularity = 1)
-{
-    Profile p;
-    p.rangeStart = 0x1000;
-    p.rangeEnd = 0x2000;
-    p.binWidth = width;
-    p.granularity = granularity;
-    p.binCount = 0x1000 / width;
-    for (const Bin& b : bins)
-        p.counts[kInRange] += b.count;
-    p.total = p.counts[kInRange];
-    p.bins = std::move(bins);
-    return p;
-}
+using testing::profileWith;
 
 TEST(Statistics, TableTwoFirstRow)
 {
