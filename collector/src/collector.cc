@@ -4,6 +4,7 @@
 #include "live_profile.h"
 #include "messages.h"
 #include "report.h"
+#include "retired_objects.h"
 #include "sampler.h"
 #include "process_end.h"
 
@@ -461,6 +462,7 @@ void onForkChild()
     } else {
         clearCounters(*live);
     }
+    forgetRetiredObjects();
     ProfileRecord& r = *live->record;
     r.pid = uint64_t(getpid());
     r.parentPid = uint64_t(getppid());
@@ -621,6 +623,14 @@ __attribute__((constructor)) void autoStart() { ppe_load(); }
 } // namespace
 
 void finishBeforeProcessEnds(const char* reason) { finish(reason); }
+
+int closeSharedObject(void* handle, int (*realDlclose)(void*))
+{
+    const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    if (!live || !active() || live->record->pid != uint64_t(getpid()))
+        return realDlclose(handle);
+    return closeAndRetire(handle, realDlclose, live->pcs);
+}
 
 } // namespace ppe
 

@@ -1,5 +1,7 @@
 // _exit, _Exit and the exec family skip exit handlers, so the collector writes its profile here
 // first (PPE lost nothing on VMS image rundown; on Linux these are the paths that skip atexit).
+// dlclose unmaps an object whose samples are still counted by run-time address: the collector
+// moves them out first (retired_objects.h).
 // Only in libppe.so: in a fully static link these definitions would collide with libc.a's.
 #include "process_end.h"
 
@@ -14,15 +16,18 @@ namespace {
 
 using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
+using DlcloseFn = int (*)(void*);
 
 // The C library's versions, looked up before main (dlsym is not safe between fork and exec).
 ExecvpeFn g_execvpe = nullptr;
 FexecveFn g_fexecve = nullptr;
+DlcloseFn g_dlclose = nullptr;
 
 __attribute__((constructor)) void findRealFunctions()
 {
     g_execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));
     g_fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
+    g_dlclose = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
 }
 
 [[noreturn]] void exitGroup(int status)
@@ -101,6 +106,15 @@ PPE_EXPORT int execlp(const char* file, const char* arg, ...)
     const bool fits = collect(arg, args, argv);
     va_end(args);
     return fits ? execvp(file, argv) : -1;
+}
+
+PPE_EXPORT int dlclose(void* handle)
+{
+    if (!g_dlclose) // called from a constructor that ran before ours
+        g_dlclose = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+    if (!g_dlclose)
+        return -1;
+    return ppe::closeSharedObject(handle, g_dlclose);
 }
 
 PPE_EXPORT int execle(const char* path, const char* arg, ...)

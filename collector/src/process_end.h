@@ -7,4 +7,8 @@ namespace ppe {
 // Stops sampling and writes the profile now (once; later calls do nothing). Signal-safe.
 void finishBeforeProcessEnds(const char* reason);
 
+// dlclose: keeps the samples of an object it unloads (retired_objects.h), then returns what
+// realDlclose returned.
+int closeSharedObject(void* handle, int (*realDlclose)(void*));
+
 } // namespace ppe

@@ -3,6 +3,7 @@
 #include "image.h"
 #include "messages.h"
 #include "proc_maps.h"
+#include "retired_objects.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
 
@@ -31,7 +32,7 @@ struct ReportScratch {
     ObjectInfo objects[kMaxObjects];
     uint32_t objectPath[kMaxObjects]; // arena offset of each object's path
     uint8_t buildIds[kMaxObjects][kMaxBuildId];
-    ObjectHit hits[kPcTableSlots];
+    ObjectHit hits[kPcTableSlots + kMaxRetiredHits];
 };
 
 ReportScratch* createReportScratch()
@@ -103,6 +104,49 @@ void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t co
     a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), pc - m->start + m->offset, count };
 }
 
+// The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
+// object of the same path and build id if there is one (loaded again), else as objects of their own.
+void addRetiredObjects(Attribution& a)
+{
+    const RetiredObjects* r = retiredObjects();
+    if (!r)
+        return;
+    ProfileRecord& record = a.s->snapshot;
+    const uint32_t objects = std::atomic_ref<const uint32_t>(r->objectCount).load(std::memory_order_acquire);
+    const uint32_t hits = std::atomic_ref<const uint32_t>(r->hitCount).load(std::memory_order_acquire);
+    int index[kMaxRetiredObjects];
+    for (uint32_t i = 0; i < objects; ++i) {
+        index[i] = -1;
+        for (size_t k = 0; k < a.objectCount && index[i] < 0; ++k) {
+            const ObjectInfo& o = a.s->objects[k];
+            if (std::strcmp(o.path, r->objects[i].path) == 0 && o.buildIdSize == r->objects[i].buildIdSize
+                && std::memcmp(o.buildId, r->objects[i].buildId, o.buildIdSize) == 0)
+                index[i] = int(k);
+        }
+        if (index[i] < 0 && a.objectCount < kMaxObjects) {
+            a.s->objectPath[a.objectCount] = UINT32_MAX; // no mapping: its build id is known already
+            a.s->objects[a.objectCount]
+                = ObjectInfo { r->objects[i].path, 0, r->objects[i].buildId, r->objects[i].buildIdSize };
+            index[i] = int(a.objectCount++);
+        }
+    }
+    record.counts[kUnknown] += std::atomic_ref<const uint64_t>(r->lost).load(std::memory_order_relaxed);
+    for (uint32_t h = 0; h < hits; ++h) {
+        const RetiredHit& hit = r->hits[h];
+        const uint64_t count = std::atomic_ref<const uint64_t>(hit.count).load(std::memory_order_relaxed);
+        if (!count)
+            continue;
+        const int object = hit.object < objects ? index[hit.object] : -1;
+        if (object < 0) {
+            record.counts[kUnknown] += count;
+            continue;
+        }
+        record.counts[kShared] += count;
+        a.s->objects[object].hits += count;
+        a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), hit.fileOffset, count };
+    }
+}
+
 void readObjectBuildIds(Attribution& a)
 {
     for (size_t i = 0; i < a.objectCount; ++i) {
@@ -131,10 +175,11 @@ void attributeOutsidePcs(Attribution& a, const LiveProfile& live)
         }
         attribute(a, live, slot.pc, count);
     }
+    readObjectBuildIds(a);
+    addRetiredObjects(a);
     std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectHit& x, const ObjectHit& y) {
         return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
     });
-    readObjectBuildIds(a);
 }
 
 uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
