@@ -242,6 +242,54 @@ void analyseLines(Report& report, const std::vector<CodeModule>& modules, const 
     }
 }
 
+void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(const SharedObject&)>& codeOf,
+    double thresholdPercent, size_t topFunctions)
+{
+    const double n = double(report.profile.total);
+    if (n <= 0)
+        return;
+    for (const SharedObject& object : report.profile.objects) {
+        const double objectHits = double(object.hits);
+        if (objectHits <= 0 || 100.0 * objectHits / n < thresholdPercent)
+            continue;
+        ObjectRow row { object.path, object.buildId, objectHits, 100.0 * objectHits / n,
+            binomialErrorPercent(objectHits, n), {}, 0, 0, "" };
+        Result<ObjectCode> code = codeOf(object);
+        if (!code) {
+            row.note = code.error().message;
+            report.objects.push_back(std::move(row));
+            continue;
+        }
+        // Offsets become one-byte bins at link-time addresses, attributed like the executable's.
+        const std::vector<Piece> pieces = piecesByAddress(code->functions);
+        std::vector<double> hits(code->functions.size(), 0.0);
+        bool split = false;
+        for (const ObjectHits& h : object.hitsByOffset) {
+            const std::optional<uint64_t> address = code->addressOfOffset(h.fileOffset);
+            if (!address) {
+                row.withoutFunction += double(h.count);
+                continue;
+            }
+            row.withoutFunction += attributeBin(Bin { *address, h.count }, 1, pieces, hits, split);
+        }
+        for (size_t f = 0; f < hits.size(); ++f) {
+            if (hits[f] > 0) {
+                row.functions.push_back(FunctionRow { code->functions[f].name, hits[f], 100.0 * hits[f] / n,
+                    binomialErrorPercent(hits[f], n), code->functions[f].address(), code->functions[f].size() });
+            }
+        }
+        std::stable_sort(row.functions.begin(), row.functions.end(),
+            [](const FunctionRow& a, const FunctionRow& b) { return a.hits > b.hits; });
+        if (row.functions.size() > topFunctions) {
+            row.moreFunctions = row.functions.size() - topFunctions;
+            row.functions.resize(topFunctions);
+        }
+        report.objects.push_back(std::move(row));
+    }
+    std::stable_sort(report.objects.begin(), report.objects.end(),
+        [](const ObjectRow& a, const ObjectRow& b) { return a.hits > b.hits; });
+}
+
 Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
 {
     Report report;

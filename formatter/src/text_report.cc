@@ -88,6 +88,47 @@ void moduleTable(std::string& out, const Report& r)
     }
 }
 
+std::string baseName(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
+void objectTable(std::string& out, const Report& r)
+{
+    if (r.objects.empty())
+        return;
+    out += "\nPPE - SHARED OBJECTS IN DECREASING TIME, % OF ALL SAMPLES.\n\n";
+    size_t width = 20;
+    for (const ObjectRow& o : r.objects) {
+        width = std::max(width, baseName(o.path).size());
+        for (const FunctionRow& f : o.functions)
+            width = std::max(width, f.name.size() + 2);
+    }
+    width = std::min<size_t>(width, 60);
+    out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %", "error",
+        "Hits", "Path");
+    size_t rank = 0;
+    for (const ObjectRow& o : r.objects) {
+        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, baseName(o.path), width,
+            o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
+        for (const FunctionRow& f : o.functions) {
+            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2, f.percent,
+                f.error, f.hits);
+        }
+        const double total = r.profile.total ? double(r.profile.total) : 1.0;
+        if (o.moreFunctions)
+            out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
+        if (o.withoutFunction >= 0.5) {
+            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)", width - 2,
+                100.0 * o.withoutFunction / total, binomialErrorPercent(o.withoutFunction, total), o.withoutFunction);
+        }
+        if (!o.note.empty())
+            out += fmt::format("{:>4}     (functions unknown: {})\n", "", o.note);
+    }
+}
+
 std::string hitsText(double hits)
 {
     if (hits > 0 && hits < 0.5)
@@ -144,6 +185,7 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     std::string out;
     header(out, report);
     moduleTable(out, report);
+    objectTable(out, report);
     for (const ModuleLines& m : report.lines)
         moduleText(out, m, options);
     return out;

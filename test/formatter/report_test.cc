@@ -78,3 +78,57 @@ TEST(BuildReport, HitsWhereNoCodeIsAreCountedAndWarned)
 
 } // namespace
 } // namespace ppe
+
+namespace ppe {
+namespace {
+
+TEST(SharedObjectRows, FunctionsFromOffsetsWithErrorsAndNotes)
+{
+    Profile p = testing::profileWith({ { 0x1000, 100 } });
+    p.total = 400;
+    p.counts[kShared] = 300;
+    p.objects.push_back(SharedObject { "/lib/libm.so.6", "ab12", 200,
+        { { 0x1010, 60 }, { 0x1020, 30 }, { 0x1028, 90 }, { 0x5000, 20 } } });
+    p.objects.push_back(SharedObject { "/gone/libx.so", "", 96, { { 0x10, 96 } } });
+    p.objects.push_back(SharedObject { "/lib/librare.so", "", 4, { { 0x10, 4 } } });
+    Report r = buildReport(p, { { "main.o", { { 0x1000, 0x1100 } } } });
+    auto codeOf = [](const SharedObject& o) -> Result<ObjectCode> {
+        if (o.path != "/lib/libm.so.6")
+            return Error { o.path, 0, "no such file" };
+        ObjectCode code;
+        code.functions = { { "sqrt", { { 0x1000, 0x1018 } } }, { "exp", { { 0x1018, 0x1030 } } },
+            { "log", { { 0x1030, 0x1040 } } } };
+        code.addressOfOffset = [](uint64_t offset) -> std::optional<uint64_t> {
+            return offset < 0x4000 ? std::optional<uint64_t>(offset) : std::nullopt;
+        };
+        return code;
+    };
+    addSharedObjects(r, codeOf, 1.5, 1);
+    ASSERT_EQ(r.objects.size(), 2u) << "librare.so has 1 % of the samples, below the threshold";
+    const ObjectRow& libm = r.objects[0];
+    EXPECT_EQ(libm.path, "/lib/libm.so.6");
+    EXPECT_EQ(libm.buildId, "ab12");
+    EXPECT_DOUBLE_EQ(libm.percent, 50.0);
+    EXPECT_DOUBLE_EQ(libm.error, binomialErrorPercent(200, 400));
+    ASSERT_EQ(libm.functions.size(), 1u) << "the top one only";
+    EXPECT_EQ(libm.functions[0].name, "exp");
+    EXPECT_DOUBLE_EQ(libm.functions[0].hits, 120.0);
+    EXPECT_DOUBLE_EQ(libm.functions[0].percent, 30.0);
+    EXPECT_EQ(libm.functions[0].address, 0x1018u);
+    EXPECT_EQ(libm.moreFunctions, 1u) << "sqrt";
+    EXPECT_DOUBLE_EQ(libm.withoutFunction, 20.0) << "the offset no segment loads";
+    const ObjectRow& gone = r.objects[1];
+    EXPECT_EQ(gone.note, "no such file");
+    EXPECT_TRUE(gone.functions.empty());
+    const std::string text = renderTextReport(r);
+    EXPECT_NE(text.find("PPE - SHARED OBJECTS IN DECREASING TIME"), std::string::npos) << text;
+    EXPECT_NE(text.find("   1 - libm.so.6              50.00 +-  2.50         200  /lib/libm.so.6  (build id ab12)"),
+        std::string::npos)
+        << text;
+    EXPECT_NE(text.find("         exp                  30.00 +-  2.29         120\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("(1 more functions)"), std::string::npos) << text;
+    EXPECT_NE(text.find("(functions unknown: no such file)"), std::string::npos) << text;
+}
+
+} // namespace
+} // namespace ppe

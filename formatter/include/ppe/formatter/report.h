@@ -4,8 +4,11 @@
 #pragma once
 
 #include "ppe/profile/profile.h"
+#include "ppe/support/result.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,12 +96,43 @@ struct ModuleLines {
     std::vector<FileLines> files;
 };
 
+// A function inside a shared object, with its share of all samples.
+struct FunctionRow {
+    std::string name;
+    double hits = 0;
+    double percent = 0; // of all samples (Total count)
+    double error = 0;
+    uint64_t address = 0; // link-time address in its object
+    uint64_t size = 0;
+};
+
+// A shared object that took samples, and the functions in it that took the most.
+struct ObjectRow {
+    std::string path;
+    std::string buildId;
+    double hits = 0;
+    double percent = 0; // of all samples (Total count)
+    double error = 0;
+    std::vector<FunctionRow> functions; // decreasing hits, at most the asked number
+    size_t moreFunctions = 0; // functions with hits left out of `functions`
+    double withoutFunction = 0; // hits at offsets no known function owns
+    std::string note; // why there are no functions ("no such file", "changed since the run: ...")
+};
+
+// What the formatter knows of a shared object's code: its functions in link-time addresses and
+// where each file offset is loaded.
+struct ObjectCode {
+    std::vector<CodeModule> functions;
+    std::function<std::optional<uint64_t>(uint64_t fileOffset)> addressOfOffset;
+};
+
 struct Report {
     Profile profile; // the header fields come straight from it
     std::vector<ModuleRow> modules; // decreasing hits; modules without hits are left out
     double unattributed = 0; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
     std::vector<ModuleLines> lines; // in the order of `modules`
+    std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<std::string> warnings;
 };
 
@@ -118,5 +152,11 @@ std::vector<size_t> modulesForLineAnalysis(const Report& report, const std::vect
 // modulesForLineAnalysis gives) to `report`, with hits per source line from `tables`.
 void analyseLines(Report& report, const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables,
     const std::vector<size_t>& selected);
+
+// Adds the shared objects of the profile with at least `thresholdPercent` of all samples, each
+// with its `topFunctions` busiest functions as `codeOf` finds them (an error there becomes the
+// row's note).
+void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(const SharedObject&)>& codeOf,
+    double thresholdPercent, size_t topFunctions);
 
 } // namespace ppe
