@@ -12,6 +12,9 @@ packages=(
   llvm-14-dev libfmt-dev libboost-program-options-dev libgtest-dev libgmock-dev
   # LLVM's CMake package refers to these
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev
+  # split debug info of libc and libm under /usr/lib/debug/.build-id: function names in the
+  # shared-object table (what a perf or gdb user installs too)
+  libc6-dbg
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <fmt/format.h>
 
 namespace ppe {
@@ -82,7 +83,8 @@ std::vector<ModuleRow> rankModules(const std::vector<CodeModule>& modules, const
 
 // The pieces of `table` inside `module`'s code, each owned by its index in `places`, which holds
 // the distinct (file, line) pairs met.
-std::vector<Piece> linePieces(const CodeModule& module, const LineTable& table, std::vector<std::pair<int, int>>& places)
+std::vector<Piece> linePieces(const CodeModule& module, const LineTable& table, std::vector<std::pair<int, int>>& places,
+    std::map<std::pair<int, int>, std::set<int>>* inlinedInto = nullptr)
 {
     std::map<std::pair<int, int>, size_t> index;
     std::vector<Piece> pieces;
@@ -100,6 +102,8 @@ std::vector<Piece> linePieces(const CodeModule& module, const LineTable& table, 
             if (added)
                 places.emplace_back(it->file, it->line);
             pieces.push_back(Piece { { lo, hi }, slot->second });
+            if (inlinedInto && it->inlinedInto >= 0)
+                (*inlinedInto)[{ it->file, it->line }].insert(it->inlinedInto);
         }
     }
     return pieces;
@@ -150,7 +154,8 @@ ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const Code
 {
     ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, {} };
     std::vector<std::pair<int, int>> places;
-    const std::vector<Piece> pieces = linePieces(module, table, places);
+    std::map<std::pair<int, int>, std::set<int>> inlinedInto;
+    const std::vector<Piece> pieces = linePieces(module, table, places, &inlinedInto);
     std::vector<double> hits(places.size(), 0.0);
     for (const Bin& bin : profile.bins)
         attributeBin(bin, profile.binWidth, pieces, hits, split);
@@ -185,7 +190,7 @@ ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const Code
         last = std::max(last, int(table.text[0].size()));
     if (last >= first) {
         FileLines file { table.files.empty() ? "" : table.files[0], table.textPaths.empty() ? "" : table.textPaths[0],
-            true, {} };
+            true, {}, {} };
         if (!module.wholeFile) {
             while (first < last && !own.contains(first)
                 && textOf(table, 0, first).find_first_not_of(" \t") == std::string::npos)
@@ -202,11 +207,18 @@ ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const Code
         if (f == 0)
             continue;
         FileLines file { size_t(f) < table.files.size() ? table.files[f] : "",
-            size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", false, {} };
+            size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", false, {}, {} };
+        std::set<int> callers;
         for (const auto& [line, cell] : lines) {
             if (cell.first <= 0)
                 continue;
             addRow(file, f, line, cell.first, true);
+            if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
+                callers.insert(it->second.begin(), it->second.end());
+        }
+        for (int c : callers) {
+            if (size_t(c) < table.functions.size())
+                file.inlinedInto.push_back(table.functions[c]);
         }
         if (!file.rows.empty())
             out.files.push_back(std::move(file));

@@ -167,8 +167,14 @@ void moduleText(std::string& out, const ModuleLines& m, const TextOptions& optio
             out += "  (the text as the listing shows it)";
         else if (file.textPath != file.name)
             out += "  (text from " + file.textPath + ")";
-        if (!file.own)
+        if (!file.own && file.inlinedInto.empty())
             out += "  (its lines with hits in this module: header or inlined code)";
+        if (!file.own && !file.inlinedInto.empty()) {
+            out += "  (its lines with hits in this module, inlined into ";
+            for (size_t i = 0; i < file.inlinedInto.size(); ++i)
+                out += (i ? ", " : "") + file.inlinedInto[i];
+            out += ')';
+        }
         out += '\n';
         out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
         for (const LineRow& r : file.rows)

@@ -28,6 +28,7 @@ struct LineRange {
     uint64_t end; // exclusive
     int file; // index into LineTable::files
     int line;
+    int inlinedInto = -1; // index into LineTable::functions: the code is inlined into that function
 };
 
 struct LineTable {
@@ -38,6 +39,7 @@ struct LineTable {
     // modules that get a line analysis; empty when no text was found.
     std::vector<std::vector<std::string>> text;
     std::vector<std::string> textPaths; // where each file's text was read from ("" = none)
+    std::vector<std::string> functions; // names LineRange::inlinedInto refers to
 };
 
 // A compilation unit (or, with -ffunction-sections maps or symbols, a function) that owns code.
@@ -84,6 +86,7 @@ struct FileLines {
     std::string textPath; // "" when the text is the listing's copy, or unknown
     bool own = false; // the module's own source file (LineTable::files[0])
     std::vector<LineRow> rows;
+    std::vector<std::string> inlinedInto; // functions the rows' code is inlined into (DWARF)
 };
 
 struct ModuleLines {

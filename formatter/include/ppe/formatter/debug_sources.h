@@ -1,0 +1,35 @@
+// Address sources from an ELF file's symbols and DWARF (debuginfo/): compile units or functions
+// as modules, DWARF line tables, and the functions of shared objects.
+#pragma once
+
+#include "ppe/debuginfo/debug_info.h"
+#include "ppe/formatter/report.h"
+
+#include <string>
+#include <vector>
+
+namespace ppe {
+
+enum class ModuleKind { Unit, Function };
+
+struct DebugModules {
+    std::vector<CodeModule> modules;
+    std::vector<LineTable> tables; // CodeModule::lineTable indexes these
+    std::vector<std::vector<std::string>> baseDirs; // per table: the compilation directory
+};
+
+// Modules from DWARF: compile units (named by their file's base name, or its path where two
+// share one) or functions (DWARF subprograms, demangled); code that no DWARF describes gets a
+// module per function of the symbol table. Each unit's DWARF lines become its line table, with
+// the unit's own file first and inlined code marked with the function it was inlined into.
+DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind kind);
+
+// Gives the modules that have no line table (no listing) the DWARF lines of their code: DWARF
+// fills the gaps a map and listings leave. Returns how many modules got one.
+size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules,
+    std::vector<LineTable>& tables, std::vector<std::vector<std::string>>& baseDirs);
+
+// A shared object's functions and segments, for its samples by file offset.
+ObjectCode objectCodeOf(const debuginfo::DebugInfo& info);
+
+} // namespace ppe
