@@ -2,6 +2,7 @@
 
 #include "ppe/core/civil_time.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace ppe {
@@ -152,7 +153,7 @@ void moduleText(std::string& out, const ModuleLines& m, const TextOptions& optio
     auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
         std::string s;
         if (hits > 0) {
-            const unsigned bars = m.busiest > 0 ? unsigned(hits / m.busiest * width + 0.5) : 0;
+            const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
             s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
                 accumulated, text);
         } else {
