@@ -1,5 +1,6 @@
 // ppeout's third part on real programs: the examples built with -g -Wa,-adhln=NAME.lis, run
 // under the collector, formatted with their maps and listings.
+#include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -16,91 +17,12 @@ namespace {
 const std::string kExamples = PPE_EXAMPLES_DIR;
 const std::string kSources = PPE_EXAMPLES_SOURCE;
 
-struct TextRow {
-    int line = 0;
-    double hits = 0;
-    size_t bar = 0; // number of X
-    double accumulated = -1; // -1 on lines without hits
-    std::string text;
-};
-
-struct FileText {
-    std::string heading; // the "File ..." line
-    bool own = false; // the module's own source file, not a header's inlined lines
-    std::vector<TextRow> rows;
-};
-
-struct ModuleText {
-    std::string name;
-    double hitsTotal = 0;
-    std::vector<TextRow> rows; // the module's own file
-    std::vector<FileText> files; // every file, the own one first
-};
-
-// The "Program text." sections of a report.
-std::vector<ModuleText> programText(const std::string& report)
-{
-    static const std::regex kHeading(R"(^Program text\.  Module (\S+)  Hits total (\d+)  \(.*\)$)");
-    static const std::regex kHit(R"(^ *(\d+) +(\d+) (X*) +([0-9.]+)  (.*)$)");
-    static const std::regex kPlain(R"(^ *(\d+)(?: {40,}(.*))?$)");
-    std::vector<ModuleText> modules;
-    std::istringstream in(report);
-    std::string line;
-    std::smatch m;
-    while (std::getline(in, line)) {
-        if (std::regex_match(line, m, kHeading)) {
-            modules.push_back({ m[1], std::stod(m[2]), {}, {} });
-        } else if (!modules.empty() && line.rfind("File ", 0) == 0) {
-            modules.back().files.push_back({ line, line.find("header or inlined") == std::string::npos, {} });
-        } else if (!modules.empty() && !modules.back().files.empty()) {
-            std::vector<TextRow>& rows = modules.back().files.back().rows;
-            if (std::regex_match(line, m, kHit))
-                rows.push_back({ std::stoi(m[1]), std::stod(m[2]), size_t(m[3].length()), std::stod(m[4]), m[5] });
-            else if (std::regex_match(line, m, kPlain))
-                rows.push_back({ std::stoi(m[1]), 0, 0, -1, m[2] });
-        }
-    }
-    for (ModuleText& module : modules) {
-        if (!module.files.empty() && module.files.front().own)
-            module.rows = module.files.front().rows;
-    }
-    return modules;
-}
-
-std::string trim(const std::string& s)
-{
-    const size_t a = s.find_first_not_of(" \t");
-    const size_t b = s.find_last_not_of(" \t");
-    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
-// The 1-based number of the first line of `file` after line `from` whose text contains `text`.
-int lineOf(const std::string& file, const std::string& text, int from = 0)
-{
-    std::ifstream in(file);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-        if (n > from && line.find(text) != std::string::npos)
-            return n;
-    }
-    ADD_FAILURE() << text << " not in " << file;
-    return -1;
-}
-
-const TextRow& busiest(const ModuleText& m)
-{
-    const TextRow* best = &m.rows.front();
-    for (const TextRow& r : m.rows)
-        best = r.hits > best->hits ? &r : best;
-    return *best;
-}
-
 // Rows are in file order, the bar is scaled to the busiest line, Acc % climbs to 100.0 on the
 // last line with hits, and the hits add up to the module's.
 void expectConsistent(const ModuleText& m, unsigned width)
 {
     ASSERT_FALSE(m.rows.empty()) << m.name;
-    const TextRow& top = busiest(m);
+    const TextRow& top = busiest(m.rows);
     EXPECT_EQ(top.bar, width) << m.name;
     double sum = 0, previousAcc = 0;
     int previousLine = m.rows.front().line - 1;
@@ -156,7 +78,7 @@ TEST(ListingReport, SimpHotLineIsTheTestInsideTheLoop)
     EXPECT_NE(out.out.find("File " + source + "\n"), std::string::npos) << out.out;
     // `if ((num % cnt) == 0) return cnt;` twice in sd: the one inside the loop is the hot one.
     const int loop = lineOf(source, "for (cnt = 3; cnt <= lim; cnt += 2)");
-    const TextRow& top = busiest(simp);
+    const TextRow& top = busiest(simp.rows);
     EXPECT_EQ(trim(top.text), "if ((num % cnt) == 0) return cnt;") << out.out;
     EXPECT_EQ(top.line, lineOf(source, "if ((num % cnt) == 0) return cnt;", loop)) << out.out;
     EXPECT_GT(top.hits, 0.5 * simp.hitsTotal) << out.out;
@@ -188,24 +110,11 @@ TEST(ListingReport, FortranHotLoopTopsEachSubroutine)
         const int heading = lineOf(source, e.heading);
         EXPECT_LE(m->rows.front().line, heading) << e.module;
         EXPECT_EQ(m->rows.back().line, lineOf(source, e.end)) << e.module;
-        const TextRow& top = busiest(*m);
+        const TextRow& top = busiest(m->rows);
         EXPECT_GT(top.line, lineOf(source, e.innerLoop, heading)) << e.module << ": " << top.text;
         EXPECT_LT(top.line, lineOf(source, e.end)) << e.module << ": " << top.text;
         expectConsistent(*m, 25);
     }
-}
-
-// The rows printed under `File NAME` for a file other than the module's own.
-std::vector<TextRow> otherFileRows(const std::string& report, const std::string& name)
-{
-    std::vector<TextRow> rows;
-    for (const ModuleText& module : programText(report)) {
-        for (const FileText& file : module.files) {
-            if (!file.own && file.heading.rfind("File " + name + "  ", 0) == 0)
-                rows.insert(rows.end(), file.rows.begin(), file.rows.end());
-        }
-    }
-    return rows;
 }
 
 TEST(ListingReport, InlinedHeaderCodeUnderItsOwnFile)

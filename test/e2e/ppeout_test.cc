@@ -1,4 +1,5 @@
 // ppeout on real profiles of real programs with their real linker maps.
+#include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -15,31 +16,6 @@ namespace ppe::testing {
 namespace {
 
 const std::string kExamples = PPE_EXAMPLES_DIR;
-
-struct Row {
-    std::string name;
-    double percent, error, accumulated, hits;
-};
-
-std::vector<Row> moduleRows(const std::string& report)
-{
-    static const std::regex kRow(R"(^\s*\d+ - (\S+)\s+([0-9.]+) \+-\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+[0-9A-F]+\s+\d+$)");
-    std::vector<Row> rows;
-    std::istringstream in(report);
-    std::string line;
-    std::smatch m;
-    while (std::getline(in, line)) {
-        if (std::regex_match(line, m, kRow))
-            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]) });
-    }
-    return rows;
-}
-
-std::string inRangeCount(const std::string& report)
-{
-    std::smatch m;
-    return std::regex_search(report, m, std::regex(R"(In range count\s+(\d+))")) ? m[1].str() : "";
-}
 
 TEST(PpeoutTest, ModuleTableFromARealMapAndProfile)
 {
