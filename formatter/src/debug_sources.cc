@@ -78,7 +78,7 @@ std::vector<LineTable> unitTables(const di::DebugInfo& info, const UnitIndex& in
         globalFile.emplace(info.files[f], int(f));
     for (size_t u = 0; u < info.units.size(); ++u) {
         LineTable& t = tables[u];
-        t.origin = "DWARF";
+        t.origin = "DWARF line table";
         const std::string own = unitPath(info.units[u]);
         t.files.push_back(own);
         if (auto it = globalFile.find(own); it != globalFile.end())

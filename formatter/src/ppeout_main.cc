@@ -4,7 +4,9 @@
 // Inputs are only read; the output never overwrites a file (the old one is kept as OUTPUT.~N~);
 // "-" is stdout.
 #include "ppe/core/output_file.h"
+#include "ppe/debuginfo/debug_info.h"
 #include "ppe/formatter/address_sources.h"
+#include "ppe/formatter/debug_sources.h"
 #include "ppe/formatter/report.h"
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/text_report.h"
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <glob.h>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -109,9 +112,10 @@ std::vector<std::string> expandPattern(const std::string& arg)
 }
 
 struct Inputs {
-    std::string map, profile, output;
-    std::vector<std::string> sourceDirs;
+    std::string map, profile, output, exe;
+    std::vector<std::string> sourceDirs, debugDirs;
     bool verbose = false;
+    bool ignoreBuildId = false;
 };
 
 struct LineSources {
@@ -207,16 +211,77 @@ void writeOutput(const std::string& path, const std::string& text)
 void usage(const po::options_description& options)
 {
     fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]\n"
+               "       ppeout [options] PPE_FILE OUTPUT     (modules and lines from the executable's DWARF)\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
                "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
                "existing OUTPUT is kept as OUTPUT.~N~.\n"
                "LISTINGs are assembler listings with source (gcc/g++/gfortran -g -Wa,-adhln=FILE.lis);\n"
                "quoted shell patterns ('lib/*.lis') are expanded. Each module with at least the line\n"
-               "threshold of the time and a listing gets its program text with hits per line.\n\n");
+               "threshold of the time and a listing gets its program text with hits per line.\n"
+               "Without a map, the executable the profile names (or --exe PROG; its build id must be the\n"
+               "profile's) gives compile units or functions (--by) and source lines from DWARF; with a map,\n"
+               "its DWARF gives lines to the modules no listing covers. Shared objects that took samples are\n"
+               "listed with their busiest functions from their symbol tables.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
+}
+
+// The executable's symbols and DWARF, when its build id is the profile's. `required`: the
+// report is made from them (no map), so a problem is an error; otherwise DWARF only fills gaps
+// and a problem is a note in verbose mode.
+std::optional<ppe::debuginfo::DebugInfo> loadImage(const Inputs& in, const ppe::Profile& profile, bool required)
+{
+    const std::string path = in.exe.empty() ? profile.image : in.exe;
+    ppe::debuginfo::Options options;
+    options.debugRoots.insert(options.debugRoots.begin(), in.debugDirs.begin(), in.debugDirs.end());
+    auto info = ppe::debuginfo::loadDebugInfo(path, options);
+    if (!info) {
+        if (required)
+            fail(info.error().str() + (in.exe.empty() ? " (the image the profile names; --exe PROG names another)" : ""));
+        if (in.verbose)
+            note(info.error().str() + ": its DWARF is not used");
+        return std::nullopt;
+    }
+    if (!profile.buildId.empty() && !info->buildId.empty() && profile.buildId != info->buildId) {
+        const std::string message = fmt::format("{}: build id {}, but {} is a profile of build id {}: another build of "
+                                                "the program",
+            path, info->buildId, in.profile, profile.buildId);
+        if (required && !in.ignoreBuildId)
+            fail(message + " (--ignore-build-id formats it anyway)");
+        if (!in.ignoreBuildId) {
+            if (in.verbose)
+                note(message + "; its DWARF is not used");
+            return std::nullopt;
+        }
+        warn(message + "; formatted anyway (--ignore-build-id)");
+    }
+    if (required && info->units.empty() && info->functions.empty())
+        fail(path + ": no DWARF and no symbols: nothing to attribute samples to (build with -g, or give the map)");
+    if (required && info->debugPath.empty()) {
+        warn(path + ": no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by build id); "
+                    "modules are the functions of its symbol tables");
+    }
+    for (const std::string& w : info->warnings)
+        warn(w);
+    return std::move(info.value());
+}
+
+// A shared object's functions, if the file is still the one the run loaded.
+ppe::Result<ppe::ObjectCode> objectCode(const Inputs& in, const ppe::SharedObject& object)
+{
+    ppe::debuginfo::Options options;
+    options.debugRoots.insert(options.debugRoots.begin(), in.debugDirs.begin(), in.debugDirs.end());
+    options.lines = false;
+    auto info = ppe::debuginfo::loadDebugInfo(object.path, options);
+    if (!info)
+        return info.error();
+    if (!object.buildId.empty() && !info->buildId.empty() && object.buildId != info->buildId) {
+        return ppe::Error { object.path, 0,
+            fmt::format("changed since the run (build id {} now, {} then)", info->buildId, object.buildId) };
+    }
+    return ppe::objectCodeOf(*info);
 }
 
 } // namespace
@@ -224,15 +289,27 @@ void usage(const po::options_description& options)
 int main(int argc, char** argv)
 {
     Inputs in;
-    double threshold = 1.0;
+    double threshold = 1.0, objectThreshold = 1.0;
     unsigned barWidth = 40;
+    size_t topFunctions = 5;
+    std::string by = "unit";
     po::options_description options("Options");
-    options.add_options()("line-threshold,t", po::value(&threshold)->default_value(1.0, "1"),
+    options.add_options()("exe,e", po::value(&in.exe), "the executable the profile is of (default: the image it names)")(
+        "by,b", po::value(&by)->default_value("unit"),
+        "without a map: modules are compile units (unit) or functions (function)")(
+        "line-threshold,t", po::value(&threshold)->default_value(1.0, "1"),
         "list the program text of modules with at least this % of the in-range time")(
         "bar-width,w", po::value(&barWidth)->default_value(40), "characters of the busiest line's bar")(
         "source-dir,s", po::value(&in.sourceDirs)->composing(),
         "look for source files here too (by their name and their base name); repeatable")(
-        "verbose,v", po::bool_switch(&in.verbose), "say which listing went to which module")(
+        "debug-dir", po::value(&in.debugDirs)->composing(),
+        "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable")(
+        "objects-threshold", po::value(&objectThreshold)->default_value(1.0, "1"),
+        "list shared objects with at least this % of all samples")(
+        "top-functions", po::value(&topFunctions)->default_value(5), "functions listed per shared object")(
+        "ignore-build-id", po::bool_switch(&in.ignoreBuildId),
+        "format a profile with an executable of another build (the report may be wrong)")(
+        "verbose,v", po::bool_switch(&in.verbose), "say which listing went to which module, and what DWARF was used")(
         "help,h", "print this help and exit")("version,V", "print the version and exit");
     po::options_description all;
     all.add(options).add_options()("args", po::value<std::vector<std::string>>());
@@ -250,29 +327,63 @@ int main(int argc, char** argv)
     if (vm.count("version"))
         return fmt::print("ppeout {}\n", PPE_VERSION), 0;
     const auto args = vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string> {};
-    if (args.size() < 3) {
-        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT [LISTING...], got {} argument(s) (see ppeout --help)",
+    if (args.size() < 2) {
+        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT, got {} argument(s) "
+                         "(see ppeout --help)",
             args.size()));
     }
     if (!(threshold >= 0 && threshold <= 100))
         fail(fmt::format("--line-threshold {}: not a percentage from 0 to 100", threshold));
+    if (!(objectThreshold >= 0 && objectThreshold <= 100))
+        fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", objectThreshold));
     if (barWidth < 1 || barWidth > 1000)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", barWidth));
-    in.map = args[0];
-    in.profile = args[1];
-    in.output = args[2];
-    for (size_t i = 0; i < 3; ++i) {
+    if (by != "unit" && by != "function")
+        fail(fmt::format("--by {}: expected unit or function", by));
+    // Two arguments: no map, the executable's DWARF and symbols give modules and lines.
+    const bool withMap = args.size() >= 3;
+    in.map = withMap ? args[0] : "";
+    in.profile = args[withMap ? 1 : 0];
+    in.output = args[withMap ? 2 : 1];
+    for (size_t i = 0; i < (withMap ? 3u : 2u); ++i) {
         if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
-            fail(fmt::format("{}: patterns are for listings only; MAP_FILE PPE_FILE OUTPUT name one file each", args[i]));
+            fail(fmt::format("{}: patterns are for listings only; the other arguments name one file each", args[i]));
     }
-    if (sameFile(in.output, in.map) || sameFile(in.output, in.profile))
+    if (sameFile(in.output, in.profile) || (withMap && sameFile(in.output, in.map)))
         fail(in.output + ": the output would replace an input");
-    // The map first: with the first two arguments swapped, the error names the first one.
-    const ppe::mapparse::LinkMap map = loadMap(in.map);
-    std::vector<size_t> unitOf;
-    std::vector<ppe::CodeModule> modules = ppe::modulesFromMap(map, unitOf);
-    ppe::Profile profile = loadProfile(in.profile);
-    LineSources lines = loadListings({ args.begin() + 3, args.end() }, in, map, modules, unitOf);
+    if (!withMap && ppe::looksLikeProfile(firstBytes(in.output, 4096)))
+        fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
+                         "MAP_FILE PPE_FILE OUTPUT)",
+            in.output));
+
+    std::vector<ppe::CodeModule> modules;
+    LineSources lines;
+    ppe::Profile profile;
+    if (withMap) {
+        // The map first: with the first two arguments swapped, the error names the first one.
+        const ppe::mapparse::LinkMap map = loadMap(in.map);
+        std::vector<size_t> unitOf;
+        modules = ppe::modulesFromMap(map, unitOf);
+        profile = loadProfile(in.profile);
+        lines = loadListings({ args.begin() + 3, args.end() }, in, map, modules, unitOf);
+        // DWARF fills the gaps: lines for the modules without a listing.
+        if (const auto info = loadImage(in, profile, !in.exe.empty())) {
+            const size_t filled = ppe::fillLineTables(*info, modules, lines.tables, lines.baseDirs);
+            if (in.verbose)
+                note(fmt::format("{}: DWARF lines for {} module(s) without a listing", info->path, filled));
+        }
+    } else {
+        profile = loadProfile(in.profile);
+        const auto info = loadImage(in, profile, true);
+        ppe::DebugModules debug
+            = ppe::modulesFromDebugInfo(*info, by == "function" ? ppe::ModuleKind::Function : ppe::ModuleKind::Unit);
+        modules = std::move(debug.modules);
+        lines.tables = std::move(debug.tables);
+        lines.baseDirs = std::move(debug.baseDirs);
+        if (in.verbose)
+            note(fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info->path, info->units.size(),
+                info->functions.size(), info->debugPath.empty() ? "nowhere (symbols only)" : info->debugPath));
+    }
     ppe::Report report = ppe::buildReport(std::move(profile), modules);
     const std::vector<size_t> selected = ppe::modulesForLineAnalysis(report, modules, threshold);
     std::set<int> read;
@@ -282,6 +393,8 @@ int main(int argc, char** argv)
             ppe::loadSourceText(lines.tables[t], lines.baseDirs[t], in.sourceDirs, report.warnings);
     }
     ppe::analyseLines(report, modules, lines.tables, selected);
+    ppe::addSharedObjects(
+        report, [&](const ppe::SharedObject& o) { return objectCode(in, o); }, objectThreshold, topFunctions);
     for (const std::string& w : report.warnings)
         warn(w);
     writeOutput(in.output, ppe::renderTextReport(report, ppe::TextOptions { barWidth }));

@@ -1,0 +1,85 @@
+// ELF symbols and DWARF through LLVM's Object and DebugInfo libraries: what the formatter needs to
+// attribute samples without a linker map — compile units, functions, source lines, and where a
+// shared object's file offsets are loaded. Errors are values; nothing here prints.
+#pragma once
+
+#include "ppe/support/result.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppe::debuginfo {
+
+struct AddressRange {
+    uint64_t start; // link-time virtual address
+    uint64_t end; // exclusive
+};
+
+struct CompileUnit {
+    std::string name; // DW_AT_name as the compiler wrote it ("simp.c", "/abs/dir/x.f90")
+    std::string compDir; // DW_AT_comp_dir
+    std::string producer; // DW_AT_producer
+    std::vector<AddressRange> ranges; // sorted, merged, without empty ones
+};
+
+struct Function {
+    std::string name; // demangled C++ name; C and Fortran names as they are
+    std::string linkageName; // the symbol name when it differs from `name`, else ""
+    std::vector<AddressRange> ranges; // sorted; a .cold part is one of them
+    int unit = -1; // CompileUnit index; -1 when it comes from the symbol table only
+    std::string file; // DW_AT_decl_file (full path) when known
+    int line = 0; // DW_AT_decl_line when known
+    bool fromSymbols = false; // no DWARF describes it: from .symtab, else .dynsym
+};
+
+// Consecutive rows of a DWARF line table: [start, end) comes from `line` of `file`.
+struct LineRange {
+    uint64_t start;
+    uint64_t end;
+    int file; // index into DebugInfo::files
+    int line; // 0: code the compiler made up (no source line)
+    int function = -1; // the outermost Function containing `start`, -1 if none
+    bool inlined = false; // `start` is inside inlined code: file and line are that code's own
+};
+
+// A PT_LOAD program header.
+struct Segment {
+    uint64_t fileOffset;
+    uint64_t address;
+    uint64_t fileSize;
+    uint64_t memSize;
+    bool executable;
+};
+
+struct DebugInfo {
+    std::string path; // the ELF asked for
+    std::string debugPath; // where the DWARF came from: == path, a split debug file, or "" (none)
+    std::string buildId; // lower-case hex of NT_GNU_BUILD_ID, "" if none
+    std::vector<Segment> segments;
+    std::vector<CompileUnit> units; // sorted by lowest address
+    std::vector<Function> functions; // sorted by lowest address
+    std::vector<std::string> files; // full paths
+    std::vector<LineRange> lines; // sorted by start, non-overlapping
+    std::vector<std::string> warnings; // damaged DWARF: what was skipped
+
+    // The link-time address a file offset is loaded at (executable segments), or false.
+    bool addressOfFileOffset(uint64_t offset, uint64_t& address) const;
+    // The function whose ranges hold `address`, or nullptr.
+    const Function* functionAt(uint64_t address) const;
+};
+
+struct Options {
+    // Where split debug files are looked for (ROOT/.build-id/xx/rest.debug, ROOT/DIR/debuglink).
+    std::vector<std::string> debugRoots = { "/usr/lib/debug" };
+    bool lines = true; // read the line tables (a shared object's function table does not need them)
+};
+
+// Reads the ELF at `path` and its DWARF (in it, or in a split debug file found by build id or
+// .gnu_debuglink). Errors name the file.
+Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options = {});
+
+// Only the build id ("" when there is none).
+Result<std::string> readBuildId(const std::string& path);
+
+} // namespace ppe::debuginfo
