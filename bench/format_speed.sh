@@ -18,28 +18,14 @@ if perf record -q -e cpu-clock -F 2000 -o "$work/perf.data" "$prog" 3 >/dev/null
 # The distinct sampled addresses of the executable, as addr2line reads them.
 awk '$1 == "bin" { print $2 }' "$work/large.ppe" >"$work/addresses"
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-timed() {
-  for _ in $(seq "$runs"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l
-  done | median
-}
+source "$here/timing.sh"
+width=52
 
 echo "program: $(nm "$prog" | grep -c ' [Tt] ') functions, $(stat -c %s "$prog") bytes;" \
   "$(wc -l <"$work/addresses") sampled addresses"
 base=$(timed "$build/formatter/ppeout" --by function "$work/large.ppe" -)
 printf '%-52s %8s %8s\n' "command" "seconds" "ratio"
 printf '%-52s %8.3f %8.3f\n' "ppeout --by function large.ppe -" "$base" 1
-row() {
-  local name=$1; shift
-  local t
-  t=$(timed "$@")
-  printf '%-52s %8.3f %8.3f\n' "$name" "$t" "$(echo "$t / $base" | bc -l)"
-}
 row "ppeout large.ppe - (units, with program text)" "$build/formatter/ppeout" "$work/large.ppe" -
 if [ $have_perf = 1 ]; then
   row "perf report --stdio --sort sym" perf report --stdio --sort sym -i "$work/perf.data"

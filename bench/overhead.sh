@@ -14,28 +14,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -shared -fPIC -o "$tmp/floor.so" "$(dirname "$0")/signal_floor.c"
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
-# Median wall seconds of "$@" over $runs runs.
-timed() {
-  for _ in $(seq "$runs"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l
-  done | median
-}
+source "$(dirname "$0")/timing.sh"
+width=44
 
 bare=$(timed "$prog" $arg)
 printf '%-44s %8s %8s\n' "configuration" "seconds" "ratio"
 printf '%-44s %8.3f %8.3f\n' "bare" "$bare" 1
-row() {
-  local name=$1; shift
-  local t
-  t=$(timed "$@")
-  printf '%-44s %8.3f %8.3f\n' "$name" "$t" "$(echo "$t / $bare" | bc -l)"
-}
+base=$bare
 # The collector's cost beyond the floor: (ppe - bare) / (floor - bare).
 beyond() { echo "($2 - $bare) / ($1 - $bare)" | bc -l; }
 achieved() { sed -n 's/^achieved-rate //p' "$1"; }
