@@ -79,30 +79,33 @@ std::string onMode(const Fields& f, Profile& p)
     return "";
 }
 
-std::string onRange(const Fields& f, Profile& p)
+// A field of two values, both read by `parse` and together accepted by `valid`.
+template <class T, class Parse, class Valid>
+std::string onPair(const Fields& f, Parse parse, Valid valid, T& first, T& second, const char* problem)
 {
     if (auto e = expectCount(f, 3); !e.empty())
         return e;
-    auto start = parseHex(f[1]);
-    auto end = parseHex(f[2]);
-    if (!start || !end || *end <= *start)
-        return "range must be two 0x-hex addresses, start < end";
-    p.rangeStart = *start;
-    p.rangeEnd = *end;
+    auto a = parse(f[1]);
+    auto b = parse(f[2]);
+    if (!a || !b || !valid(*a, *b))
+        return problem;
+    first = *a;
+    second = *b;
     return "";
+}
+
+std::string onRange(const Fields& f, Profile& p)
+{
+    return onPair(
+        f, parseHex, [](uint64_t start, uint64_t end) { return start < end; }, p.rangeStart, p.rangeEnd,
+        "range must be two 0x-hex addresses, start < end");
 }
 
 std::string onCpuTime(const Fields& f, Profile& p)
 {
-    if (auto e = expectCount(f, 3); !e.empty())
-        return e;
-    auto user = parseFixed(f[1]);
-    auto system = parseFixed(f[2]);
-    if (!user || !system)
-        return "cpu-time must be two numbers (user system)";
-    p.cpuUser = *user;
-    p.cpuSystem = *system;
-    return "";
+    return onPair(
+        f, parseFixed, [](double, double) { return true; }, p.cpuUser, p.cpuSystem,
+        "cpu-time must be two numbers (user system)");
 }
 
 std::string onCount(const Fields& f, Profile& p)
