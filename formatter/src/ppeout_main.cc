@@ -1,16 +1,17 @@
 // ppeout: the PPE report from a linker map, a .ppe file and compiler listings.
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
-// Options -> library calls (mapparse, listparse, profile) -> report model -> text renderer.
+// Options -> library calls (mapparse, listparse, debuginfo, profile; inputs.h) -> report model
+// -> text renderer.
 // Inputs are only read; the output never overwrites a file (the old one is kept as OUTPUT.~N~);
 // "-" is stdout.
 #include "ppe/core/output_file.h"
 #include "ppe/debuginfo/debug_info.h"
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/debug_sources.h"
+#include "ppe/formatter/inputs.h"
 #include "ppe/formatter/report.h"
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/text_report.h"
-#include "ppe/listparse/listing.h"
 #include "ppe/mapparse/link_map.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
@@ -18,16 +19,12 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <glob.h>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace po = boost::program_options;
 
@@ -42,6 +39,32 @@ namespace {
 void warn(const std::string& message) { fmt::print(stderr, "ppeout: warning: {}\n", message); }
 
 void note(const std::string& message) { fmt::print(stderr, "ppeout: note: {}\n", message); }
+
+struct Inputs {
+    std::string map, profile, output, exe;
+    std::vector<std::string> sourceDirs, debugDirs;
+    bool verbose = false;
+    bool ignoreBuildId = false;
+};
+
+void print(ppe::Messages& messages)
+{
+    for (const ppe::Message& m : messages)
+        (m.kind == ppe::Message::Kind::Note ? note : warn)(m.text);
+    messages.clear();
+}
+
+// The executable's DWARF (see ppe::loadImage); an error ends the program.
+std::optional<ppe::debuginfo::DebugInfo> image(const Inputs& in, const ppe::Profile& profile, bool required)
+{
+    ppe::Messages messages;
+    auto info = ppe::loadImage(
+        ppe::ImageRequest { in.exe, in.profile, in.debugDirs, required, in.ignoreBuildId, in.verbose }, profile, messages);
+    print(messages);
+    if (!info)
+        fail(info.error().str());
+    return std::move(info.value());
+}
 
 std::string firstBytes(const std::string& path, size_t count)
 {
@@ -80,123 +103,6 @@ ppe::mapparse::LinkMap loadMap(const std::string& path)
     return std::move(map.value());
 }
 
-bool sameFile(const std::string& a, const std::string& b)
-{
-    struct stat sa {}, sb {};
-    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-std::string directoryOf(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-// The files a listing argument names: a shell pattern the shell did not expand ('lib/*.lis') is
-// expanded here, as PPEOUT expanded VMS wildcards.
-std::vector<std::string> expandPattern(const std::string& arg)
-{
-    if (arg.find_first_of("*?[") == std::string::npos)
-        return { arg };
-    glob_t found {};
-    const int rc = glob(arg.c_str(), 0, nullptr, &found);
-    std::vector<std::string> paths;
-    if (rc == 0) {
-        for (size_t i = 0; i < found.gl_pathc; ++i)
-            paths.emplace_back(found.gl_pathv[i]);
-    }
-    globfree(&found);
-    if (paths.empty())
-        warn(fmt::format("{}: no file matches this pattern", arg));
-    return paths;
-}
-
-struct Inputs {
-    std::string map, profile, output, exe;
-    std::vector<std::string> sourceDirs, debugDirs;
-    bool verbose = false;
-    bool ignoreBuildId = false;
-};
-
-struct LineSources {
-    std::vector<ppe::LineTable> tables;
-    std::vector<std::vector<std::string>> baseDirs; // per table: where its relative file names start
-};
-
-// Reads each listing, matches it to its compilation unit in the map and gives that unit's modules
-// its line table. Files that are not listings (the report itself, sources, maps a pattern
-// matched), listings of other builds and damaged listings are skipped with a message; the report
-// is made from the rest.
-LineSources loadListings(const std::vector<std::string>& args, const Inputs& in, const ppe::mapparse::LinkMap& map,
-    std::vector<ppe::CodeModule>& modules, const std::vector<size_t>& unitOf)
-{
-    LineSources sources;
-    std::map<size_t, std::string> listingOfUnit;
-    std::set<std::pair<dev_t, ino_t>> seen;
-    for (const std::string& arg : args) {
-        for (const std::string& path : expandPattern(arg)) {
-            struct stat st {};
-            if (stat(path.c_str(), &st) != 0) {
-                warn(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-                continue;
-            }
-            if (!seen.insert({ st.st_dev, st.st_ino }).second)
-                continue;
-            if (sameFile(path, in.output)) {
-                note(fmt::format("{}: the output file, skipped", path));
-                continue;
-            }
-            if (sameFile(path, in.map) || sameFile(path, in.profile)) {
-                note(fmt::format("{}: an input given before, not a listing; skipped", path));
-                continue;
-            }
-            if (!S_ISREG(st.st_mode)) {
-                note(fmt::format("{}: not a regular file, skipped", path));
-                continue;
-            }
-            std::ifstream file(path, std::ios::binary);
-            std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-            if (!file.good() && !file.eof()) {
-                warn(fmt::format("{}: cannot read", path));
-                continue;
-            }
-            if (!ppe::listparse::looksLikeListing(text)) {
-                note(fmt::format("{}: not an assembler listing, skipped", path));
-                continue;
-            }
-            auto listing = ppe::listparse::parseListing(text, path);
-            if (!listing) {
-                warn(listing.error().str() + " (listing skipped)");
-                continue;
-            }
-            auto placed = ppe::placeListing(*listing, path, map);
-            if (!placed) {
-                warn(placed.error().str());
-                continue;
-            }
-            const std::string& unit = map.modules[placed->unit].name;
-            if (auto [it, added] = listingOfUnit.try_emplace(placed->unit, path); !added) {
-                warn(fmt::format("{}: the map's {} already has the listing {}; this one is ignored", path, unit,
-                    it->second));
-                continue;
-            }
-            if (in.verbose) {
-                note(fmt::format("{}: listing of {}", path, unit));
-                for (const std::string& n : placed->notes)
-                    note(n);
-            }
-            const int table = int(sources.tables.size());
-            for (size_t m = 0; m < modules.size(); ++m) {
-                if (unitOf[m] == placed->unit)
-                    modules[m].lineTable = table;
-            }
-            sources.tables.push_back(std::move(placed->table));
-            sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });
-        }
-    }
-    return sources;
-}
-
 void writeOutput(const std::string& path, const std::string& text)
 {
     if (path == "-") {
@@ -226,62 +132,6 @@ void usage(const po::options_description& options)
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
-}
-
-// The executable's symbols and DWARF, when its build id is the profile's. `required`: the
-// report is made from them (no map), so a problem is an error; otherwise DWARF only fills gaps
-// and a problem is a note in verbose mode.
-std::optional<ppe::debuginfo::DebugInfo> loadImage(const Inputs& in, const ppe::Profile& profile, bool required)
-{
-    const std::string path = in.exe.empty() ? profile.image : in.exe;
-    ppe::debuginfo::Options options;
-    options.debugRoots.insert(options.debugRoots.begin(), in.debugDirs.begin(), in.debugDirs.end());
-    auto info = ppe::debuginfo::loadDebugInfo(path, options);
-    if (!info) {
-        if (required)
-            fail(info.error().str() + (in.exe.empty() ? " (the image the profile names; --exe PROG names another)" : ""));
-        if (in.verbose)
-            note(info.error().str() + ": its DWARF is not used");
-        return std::nullopt;
-    }
-    if (!profile.buildId.empty() && !info->buildId.empty() && profile.buildId != info->buildId) {
-        const std::string message = fmt::format("{}: build id {}, but {} is a profile of build id {}: another build of "
-                                                "the program",
-            path, info->buildId, in.profile, profile.buildId);
-        if (required && !in.ignoreBuildId)
-            fail(message + " (--ignore-build-id formats it anyway)");
-        if (!in.ignoreBuildId) {
-            if (in.verbose)
-                note(message + "; its DWARF is not used");
-            return std::nullopt;
-        }
-        warn(message + "; formatted anyway (--ignore-build-id)");
-    }
-    if (required && info->units.empty() && info->functions.empty())
-        fail(path + ": no DWARF and no symbols: nothing to attribute samples to (build with -g, or give the map)");
-    if (required && info->debugPath.empty()) {
-        warn(path + ": no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by build id); "
-                    "modules are the functions of its symbol tables");
-    }
-    for (const std::string& w : info->warnings)
-        warn(w);
-    return std::move(info.value());
-}
-
-// A shared object's functions, if the file is still the one the run loaded.
-ppe::Result<ppe::ObjectCode> objectCode(const Inputs& in, const ppe::SharedObject& object)
-{
-    ppe::debuginfo::Options options;
-    options.debugRoots.insert(options.debugRoots.begin(), in.debugDirs.begin(), in.debugDirs.end());
-    options.lines = false;
-    auto info = ppe::debuginfo::loadDebugInfo(object.path, options);
-    if (!info)
-        return info.error();
-    if (!object.buildId.empty() && !info->buildId.empty() && object.buildId != info->buildId) {
-        return ppe::Error { object.path, 0,
-            fmt::format("changed since the run (build id {} now, {} then)", info->buildId, object.buildId) };
-    }
-    return ppe::objectCodeOf(*info);
 }
 
 } // namespace
@@ -349,7 +199,7 @@ int main(int argc, char** argv)
         if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
             fail(fmt::format("{}: patterns are for listings only; the other arguments name one file each", args[i]));
     }
-    if (sameFile(in.output, in.profile) || (withMap && sameFile(in.output, in.map)))
+    if (ppe::sameFile(in.output, in.profile) || (withMap && ppe::sameFile(in.output, in.map)))
         fail(in.output + ": the output would replace an input");
     if (!withMap && ppe::looksLikeProfile(firstBytes(in.output, 4096)))
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
@@ -357,24 +207,28 @@ int main(int argc, char** argv)
             in.output));
 
     std::vector<ppe::CodeModule> modules;
-    LineSources lines;
+    ppe::LineSources lines;
     ppe::Profile profile;
+    ppe::Messages messages;
     if (withMap) {
         // The map first: with the first two arguments swapped, the error names the first one.
         const ppe::mapparse::LinkMap map = loadMap(in.map);
         std::vector<size_t> unitOf;
         modules = ppe::modulesFromMap(map, unitOf);
         profile = loadProfile(in.profile);
-        lines = loadListings({ args.begin() + 3, args.end() }, in, map, modules, unitOf);
+        lines = ppe::loadListings(
+            ppe::ListingRequest { { args.begin() + 3, args.end() }, { in.map, in.profile }, in.output, in.verbose }, map,
+            modules, unitOf, messages);
+        print(messages);
         // DWARF fills the gaps: lines for the modules without a listing.
-        if (const auto info = loadImage(in, profile, !in.exe.empty())) {
+        if (const auto info = image(in, profile, false)) {
             const size_t filled = ppe::fillLineTables(*info, modules, lines.tables, lines.baseDirs);
             if (in.verbose)
                 note(fmt::format("{}: DWARF lines for {} module(s) without a listing", info->path, filled));
         }
     } else {
         profile = loadProfile(in.profile);
-        const auto info = loadImage(in, profile, true);
+        const auto info = image(in, profile, true);
         ppe::DebugModules debug
             = ppe::modulesFromDebugInfo(*info, by == "function" ? ppe::ModuleKind::Function : ppe::ModuleKind::Unit);
         modules = std::move(debug.modules);
@@ -394,7 +248,8 @@ int main(int argc, char** argv)
     }
     ppe::analyseLines(report, modules, lines.tables, selected);
     ppe::addSharedObjects(
-        report, [&](const ppe::SharedObject& o) { return objectCode(in, o); }, objectThreshold, topFunctions);
+        report, [&](const ppe::SharedObject& o) { return ppe::sharedObjectCode(o, in.debugDirs); }, objectThreshold,
+        topFunctions);
     for (const std::string& w : report.warnings)
         warn(w);
     writeOutput(in.output, ppe::renderTextReport(report, ppe::TextOptions { barWidth }));

@@ -1,0 +1,62 @@
+// What ppeout reads besides the map and the profile: listings named by arguments and patterns,
+// the executable's DWARF under the build-id rule, and the code of shared objects. Messages come
+// back as values for the program to print.
+#pragma once
+
+#include "ppe/debuginfo/debug_info.h"
+#include "ppe/formatter/report.h"
+#include "ppe/mapparse/link_map.h"
+#include "ppe/support/result.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ppe {
+
+struct Message {
+    enum class Kind { Note, Warning } kind;
+    std::string text;
+};
+using Messages = std::vector<Message>;
+
+struct LineSources {
+    std::vector<LineTable> tables;
+    std::vector<std::vector<std::string>> baseDirs; // per table: where its relative file names start
+};
+
+struct ListingRequest {
+    std::vector<std::string> arguments; // listing names and shell patterns
+    std::vector<std::string> inputs; // the map and the profile: never taken for listings
+    std::string output; // the report: skipped when a pattern matches it
+    bool verbose = false; // say which listing went where
+};
+
+// Expands the patterns (as PPEOUT expanded VMS wildcards), reads each listing, matches it to its
+// compilation unit in `map` and gives that unit's modules (unitOf[m] is module m's unit) its line
+// table. What is not a listing (the report itself, sources, maps), listings of other builds and
+// damaged listings are skipped with a message; the rest is used.
+LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap& map, std::vector<CodeModule>& modules,
+    const std::vector<size_t>& unitOf, Messages& messages);
+
+struct ImageRequest {
+    std::string exe; // --exe, or "" for the image the profile names
+    std::string profilePath; // for messages
+    std::vector<std::string> debugDirs; // before /usr/lib/debug
+    bool required = false; // no map: the report is made from it, so a problem is an error
+    bool ignoreBuildId = false;
+    bool verbose = false;
+};
+
+// The executable's symbols and DWARF when its build id is the profile's. An error when `required`
+// (or --exe named it) and it cannot be used; otherwise nullopt and, in verbose mode, a note why.
+Result<std::optional<debuginfo::DebugInfo>> loadImage(const ImageRequest& request, const Profile& profile,
+    Messages& messages);
+
+// A shared object's functions, if the file is still the one the run loaded (same build id).
+Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs);
+
+// True when both paths name the same existing file.
+bool sameFile(const std::string& a, const std::string& b);
+
+} // namespace ppe
