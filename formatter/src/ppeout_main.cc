@@ -1,5 +1,7 @@
-// ppeout: the PPE report from a linker map, a .ppe file and compiler listings.
+// ppeout: the PPE report from a linker map, a .ppe file and compiler listings, or from the
+// executable's DWARF and symbols alone.
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
+//   ppeout [options] PPE_FILE OUTPUT
 // Options -> library calls (mapparse, listparse, debuginfo, profile; inputs.h) -> report model
 // -> text renderer.
 // Inputs are only read; the output never overwrites a file (the old one is kept as OUTPUT.~N~);
