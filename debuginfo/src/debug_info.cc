@@ -5,6 +5,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/CRC.h>
+#include <llvm/Support/DataExtractor.h>
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>
 
@@ -15,7 +16,11 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <type_traits>
+#include <unistd.h>
 
 namespace ppe::debuginfo {
 
@@ -240,45 +245,67 @@ struct Symbol {
     uint64_t sectionEnd; // the end of the symbol's section
 };
 
-// Function symbols of one table; `dynamic`: .dynsym.
+// Function symbols of .symtab or .dynsym, through ELFFile's checked accessors (the ObjectFile
+// symbol iterators end the process on a malformed symbol table: found by fuzz/fuzz_elf).
+template <class ELFT>
+void collectSymbols(const obj::ELFObjectFile<ELFT>& o, bool dynamic, std::vector<Symbol>& out)
+{
+    const auto& file = o.getELFFile();
+    auto sections = file.sections();
+    if (!sections) {
+        llvm::consumeError(sections.takeError());
+        return;
+    }
+    const unsigned wanted = dynamic ? llvm::ELF::SHT_DYNSYM : llvm::ELF::SHT_SYMTAB;
+    for (const auto& table : *sections) {
+        if (table.sh_type != wanted)
+            continue;
+        auto symbols = file.symbols(&table);
+        auto strings = file.getStringTableForSymtab(table, *sections);
+        if (!symbols || !strings) {
+            if (!symbols)
+                llvm::consumeError(symbols.takeError());
+            if (!strings)
+                llvm::consumeError(strings.takeError());
+            continue;
+        }
+        for (const auto& symbol : *symbols) {
+            const uint8_t type = symbol.getType();
+            if (type != llvm::ELF::STT_FUNC && type != llvm::ELF::STT_GNU_IFUNC)
+                continue;
+            const uint16_t index = symbol.st_shndx;
+            if (index == llvm::ELF::SHN_UNDEF || index >= sections->size() || symbol.st_value == 0)
+                continue;
+            auto name = symbol.getName(*strings);
+            if (!name) {
+                llvm::consumeError(name.takeError());
+                continue;
+            }
+            if (name->empty())
+                continue;
+            std::string n = name->str();
+            if (const size_t at = n.find('@'); at != std::string::npos)
+                n.resize(at); // versioned names: exp@@GLIBC_2.29
+            const uint8_t binding = symbol.getBinding();
+            const int rank = binding == llvm::ELF::STB_GLOBAL ? 0 : binding == llvm::ELF::STB_WEAK ? 1 : 2;
+            // A size-0 symbol (_init, hand-written assembly) reaches at most to its section's end.
+            const auto& section = (*sections)[index];
+            out.push_back(Symbol { uint64_t(symbol.st_value), uint64_t(symbol.st_size), std::move(n), rank,
+                uint64_t(section.sh_addr) + uint64_t(section.sh_size) });
+        }
+    }
+}
+
 void collectSymbols(const obj::ELFObjectFileBase& elf, bool dynamic, std::vector<Symbol>& out)
 {
-    auto range = dynamic ? elf.getDynamicSymbolIterators() : elf.symbols();
-    for (const obj::ELFSymbolRef& symbol : range) {
-        const uint8_t type = symbol.getELFType();
-        if (type != llvm::ELF::STT_FUNC && type != llvm::ELF::STT_GNU_IFUNC)
-            continue;
-        auto flags = symbol.getFlags();
-        if (!flags) {
-            llvm::consumeError(flags.takeError());
-            continue;
-        }
-        if (*flags & obj::SymbolRef::SF_Undefined)
-            continue;
-        auto address = symbol.getAddress();
-        auto name = symbol.getName();
-        if (!address || !name) {
-            if (!address)
-                llvm::consumeError(address.takeError());
-            if (!name)
-                llvm::consumeError(name.takeError());
-            continue;
-        }
-        if (name->empty() || *address == 0)
-            continue;
-        std::string n = name->str();
-        if (const size_t at = n.find('@'); at != std::string::npos)
-            n.resize(at); // versioned .dynsym names: exp@@GLIBC_2.29
-        const uint8_t binding = symbol.getBinding();
-        const int rank = binding == llvm::ELF::STB_GLOBAL ? 0 : binding == llvm::ELF::STB_WEAK ? 1 : 2;
-        // A size-0 symbol (_init, hand-written assembly) reaches at most to its section's end.
-        uint64_t sectionEnd = UINT64_MAX;
-        if (auto section = symbol.getSection(); section && *section != elf.section_end())
-            sectionEnd = (*section)->getAddress() + (*section)->getSize();
-        else if (!section)
-            llvm::consumeError(section.takeError());
-        out.push_back(Symbol { *address, symbol.getSize(), std::move(n), rank, sectionEnd });
-    }
+    if (const auto* o = llvm::dyn_cast<obj::ELF64LEObjectFile>(&elf))
+        collectSymbols(*o, dynamic, out);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF32LEObjectFile>(&elf))
+        collectSymbols(*o, dynamic, out);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF64BEObjectFile>(&elf))
+        collectSymbols(*o, dynamic, out);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF32BEObjectFile>(&elf))
+        collectSymbols(*o, dynamic, out);
 }
 
 // The PLT sections as functions of their own ("[.plt]"): calls to shared libraries pass there.
@@ -362,6 +389,121 @@ struct IntervalSet {
     }
 };
 
+// Whether LLVM 14 can parse the line table header at `offset` without crashing: its DWARF 5
+// directory and file entry formats may only use forms LLVM's extractValue handles there
+// (llvm-dwarfdump-14 --debug-line itself crashes on a header with form 0; found by fuzz/fuzz_elf).
+bool lineTableHeaderIsSafe(llvm::StringRef section, uint64_t offset, bool littleEndian)
+{
+    llvm::DataExtractor data(section, littleEndian, 8);
+    llvm::DataExtractor::Cursor c(offset);
+    uint64_t length = data.getU32(c);
+    unsigned offsetSize = 4;
+    if (length == 0xffffffff) {
+        length = data.getU64(c);
+        offsetSize = 8;
+    }
+    const uint16_t version = data.getU16(c);
+    if (!c || version < 2 || version > 5) {
+        llvm::consumeError(c.takeError());
+        return false;
+    }
+    if (version < 5)
+        return true; // no entry formats before DWARF 5
+    data.getU8(c); // address_size
+    data.getU8(c); // segment_selector_size
+    const uint64_t headerLength = offsetSize == 8 ? data.getU64(c) : data.getU32(c);
+    (void)headerLength;
+    data.getU8(c); // minimum_instruction_length
+    data.getU8(c); // maximum_operations_per_instruction
+    data.getU8(c); // default_is_stmt
+    data.getU8(c); // line_base
+    data.getU8(c); // line_range
+    const uint8_t opcodeBase = data.getU8(c);
+    data.skip(c, opcodeBase ? opcodeBase - 1 : 0);
+    auto formsAreSafe = [&](std::vector<uint64_t>& forms) {
+        const uint8_t count = data.getU8(c);
+        for (unsigned i = 0; i < count && c; ++i) {
+            data.getULEB128(c); // content type
+            const uint64_t form = data.getULEB128(c);
+            switch (form) {
+            case llvm::dwarf::DW_FORM_string:
+            case llvm::dwarf::DW_FORM_line_strp:
+            case llvm::dwarf::DW_FORM_strp:
+            case llvm::dwarf::DW_FORM_strx:
+            case llvm::dwarf::DW_FORM_strx1:
+            case llvm::dwarf::DW_FORM_strx2:
+            case llvm::dwarf::DW_FORM_strx3:
+            case llvm::dwarf::DW_FORM_strx4:
+            case llvm::dwarf::DW_FORM_udata:
+            case llvm::dwarf::DW_FORM_data1:
+            case llvm::dwarf::DW_FORM_data2:
+            case llvm::dwarf::DW_FORM_data4:
+            case llvm::dwarf::DW_FORM_data8:
+            case llvm::dwarf::DW_FORM_data16:
+            case llvm::dwarf::DW_FORM_block:
+                forms.push_back(form);
+                break;
+            default:
+                return false;
+            }
+        }
+        return bool(c);
+    };
+    // Skips one entry of `forms`; false when the data is not there.
+    auto skipEntry = [&](const std::vector<uint64_t>& forms) {
+        for (uint64_t form : forms) {
+            switch (form) {
+            case llvm::dwarf::DW_FORM_string:
+                data.getCStrRef(c);
+                break;
+            case llvm::dwarf::DW_FORM_line_strp:
+            case llvm::dwarf::DW_FORM_strp:
+                data.skip(c, offsetSize);
+                break;
+            case llvm::dwarf::DW_FORM_strx:
+            case llvm::dwarf::DW_FORM_udata:
+                data.getULEB128(c);
+                break;
+            case llvm::dwarf::DW_FORM_strx1:
+            case llvm::dwarf::DW_FORM_data1:
+                data.skip(c, 1);
+                break;
+            case llvm::dwarf::DW_FORM_strx2:
+            case llvm::dwarf::DW_FORM_data2:
+                data.skip(c, 2);
+                break;
+            case llvm::dwarf::DW_FORM_strx3:
+                data.skip(c, 3);
+                break;
+            case llvm::dwarf::DW_FORM_strx4:
+            case llvm::dwarf::DW_FORM_data4:
+                data.skip(c, 4);
+                break;
+            case llvm::dwarf::DW_FORM_data8:
+                data.skip(c, 8);
+                break;
+            case llvm::dwarf::DW_FORM_data16:
+                data.skip(c, 16);
+                break;
+            case llvm::dwarf::DW_FORM_block:
+                data.skip(c, data.getULEB128(c));
+                break;
+            }
+        }
+        return bool(c);
+    };
+    std::vector<uint64_t> directoryForms, fileForms;
+    bool safe = formsAreSafe(directoryForms);
+    if (safe) {
+        const uint64_t directories = data.getULEB128(c);
+        for (uint64_t i = 0; i < directories && safe; ++i)
+            safe = skipEntry(directoryForms);
+    }
+    safe = safe && formsAreSafe(fileForms);
+    llvm::consumeError(c.takeError());
+    return safe;
+}
+
 class Reader {
 public:
     Reader(DebugInfo& info, const Options& options, const std::vector<Symbol>& symbols)
@@ -374,8 +516,10 @@ public:
 
     void read(const obj::ObjectFile& dwarf)
     {
+        m_debugLine = sectionContents(dwarf, ".debug_line").value_or(llvm::StringRef());
+        m_littleEndian = dwarf.isLittleEndian();
         auto ctx = llvm::DWARFContext::create(
-            dwarf, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "",
+            dwarf, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "",
             [this](llvm::Error e) { warn(message(std::move(e))); }, [this](llvm::Error e) { warn(message(std::move(e))); });
         std::vector<llvm::DWARFUnit*> units;
         for (const auto& unit : ctx->compile_units())
@@ -460,7 +604,6 @@ private:
         f.linkageName = mangled != f.name ? mangled : "";
         f.ranges = std::move(ranges);
         f.unit = unit;
-        f.file = die.getDeclFile(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
         f.line = int(die.getDeclLine());
         m_info.functions.push_back(std::move(f));
     }
@@ -502,7 +645,19 @@ private:
 
     void readLines(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit, int index)
     {
-        const llvm::DWARFDebugLine::LineTable* table = ctx.getLineTableForUnit(&unit);
+        const auto stmtList = llvm::dwarf::toSectionOffset(unit.getUnitDIE(false).find(llvm::dwarf::DW_AT_stmt_list));
+        if (!stmtList)
+            return;
+        if (!lineTableHeaderIsSafe(m_debugLine, *stmtList, m_littleEndian)) {
+            warn("line table at offset " + std::to_string(*stmtList) + ": damaged header, not read");
+            return;
+        }
+        auto parsed = ctx.getLineTableForUnit(&unit, [this](llvm::Error e) { warn(message(std::move(e))); });
+        if (!parsed) {
+            warn(message(parsed.takeError()));
+            return;
+        }
+        const llvm::DWARFDebugLine::LineTable* table = *parsed;
         if (!table)
             return;
         const std::string& compDir = m_info.units[index].compDir;
@@ -543,6 +698,8 @@ private:
     const Options& m_options;
     std::map<uint64_t, const Symbol*> m_symbolAt;
     std::map<std::string, int> m_fileIds;
+    llvm::StringRef m_debugLine;
+    bool m_littleEndian = true;
 };
 
 // Units sorted by address, functions too (DWARF and symbols), lines sorted and annotated.
@@ -641,7 +798,9 @@ Result<std::string> readBuildId(const std::string& path)
     return buildIdOf(*opened->elf);
 }
 
-Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options)
+namespace {
+
+Result<DebugInfo> loadInProcess(const std::string& path, const Options& options, bool readDwarf)
 {
     auto opened = openElf(path);
     if (!opened)
@@ -654,7 +813,8 @@ Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options)
 
     std::optional<Opened> split;
     const obj::ObjectFile* dwarf = nullptr;
-    if (hasDwarf(elf)) {
+    if (!readDwarf) {
+    } else if (hasDwarf(elf)) {
         dwarf = &elf;
         info.debugPath = path;
     } else if ((split = findDebugFile(path, elf, info.buildId, options, info.debugPath))) {
@@ -675,6 +835,225 @@ Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options)
         reader.read(*dwarf);
     finish(info, reader.m_inlined, symbols);
     return info;
+}
+
+// DebugInfo through a pipe: sizes and PODs as bytes, in the order the fields are declared.
+class Writer {
+public:
+    template <class T>
+    void pod(const T& v)
+    {
+        bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    void str(const std::string& s)
+    {
+        pod(uint64_t(s.size()));
+        bytes += s;
+    }
+    template <class T, class F>
+    void list(const std::vector<T>& items, F each)
+    {
+        pod(uint64_t(items.size()));
+        for (const T& item : items)
+            each(item);
+    }
+    template <class T>
+    void pods(const std::vector<T>& items)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        pod(uint64_t(items.size()));
+        bytes.append(reinterpret_cast<const char*>(items.data()), items.size() * sizeof(T));
+    }
+    std::string bytes;
+};
+
+class Parser {
+public:
+    explicit Parser(const std::string& bytes)
+        : m_bytes(bytes)
+    {
+    }
+    template <class T>
+    bool pod(T& v)
+    {
+        if (m_bytes.size() - m_at < sizeof v)
+            return false;
+        std::memcpy(&v, m_bytes.data() + m_at, sizeof v);
+        m_at += sizeof v;
+        return true;
+    }
+    bool str(std::string& s)
+    {
+        uint64_t n = 0;
+        if (!pod(n) || m_bytes.size() - m_at < n)
+            return false;
+        s.assign(m_bytes, m_at, n);
+        m_at += n;
+        return true;
+    }
+    template <class T, class F>
+    bool list(std::vector<T>& items, F each)
+    {
+        uint64_t n = 0;
+        if (!pod(n) || n > m_bytes.size())
+            return false;
+        items.resize(n);
+        for (T& item : items) {
+            if (!each(item))
+                return false;
+        }
+        return true;
+    }
+    template <class T>
+    bool pods(std::vector<T>& items)
+    {
+        uint64_t n = 0;
+        if (!pod(n) || n > (m_bytes.size() - m_at) / sizeof(T))
+            return false;
+        items.resize(n);
+        std::memcpy(items.data(), m_bytes.data() + m_at, n * sizeof(T));
+        m_at += n * sizeof(T);
+        return true;
+    }
+    bool done() const { return m_at == m_bytes.size(); }
+
+private:
+    const std::string& m_bytes;
+    size_t m_at = 0;
+};
+
+std::string serialize(const Result<DebugInfo>& result)
+{
+    Writer w;
+    w.pod(uint8_t(result.ok()));
+    if (!result.ok()) {
+        w.str(result.error().file);
+        w.pod(uint64_t(result.error().line));
+        w.str(result.error().message);
+        return std::move(w.bytes);
+    }
+    const DebugInfo& d = result.value();
+    w.str(d.path);
+    w.str(d.debugPath);
+    w.str(d.buildId);
+    w.pods(d.segments);
+    w.list(d.units, [&](const CompileUnit& u) {
+        w.str(u.name);
+        w.str(u.compDir);
+        w.str(u.producer);
+        w.pods(u.ranges);
+    });
+    w.list(d.functions, [&](const Function& f) {
+        w.str(f.name);
+        w.str(f.linkageName);
+        w.pods(f.ranges);
+        w.pod(f.unit);
+        w.pod(f.line);
+        w.pod(f.fromSymbols);
+    });
+    w.list(d.files, [&](const std::string& f) { w.str(f); });
+    w.pods(d.lines);
+    w.list(d.warnings, [&](const std::string& s) { w.str(s); });
+    return std::move(w.bytes);
+}
+
+std::optional<Result<DebugInfo>> deserialize(const std::string& bytes)
+{
+    Parser p(bytes);
+    uint8_t ok = 0;
+    if (!p.pod(ok))
+        return std::nullopt;
+    if (!ok) {
+        Error e;
+        uint64_t line = 0;
+        if (!p.str(e.file) || !p.pod(line) || !p.str(e.message) || !p.done())
+            return std::nullopt;
+        e.line = line;
+        return Result<DebugInfo>(e);
+    }
+    DebugInfo d;
+    const bool read = p.str(d.path) && p.str(d.debugPath) && p.str(d.buildId)
+        && p.pods(d.segments)
+        && p.list(d.units,
+            [&](CompileUnit& u) {
+                return p.str(u.name) && p.str(u.compDir) && p.str(u.producer) && p.pods(u.ranges);
+            })
+        && p.list(d.functions,
+            [&](Function& f) {
+                return p.str(f.name) && p.str(f.linkageName) && p.pods(f.ranges) && p.pod(f.unit)
+                    && p.pod(f.line) && p.pod(f.fromSymbols);
+            })
+        && p.list(d.files, [&](std::string& f) { return p.str(f); })
+        && p.pods(d.lines)
+        && p.list(d.warnings, [&](std::string& s) { return p.str(s); }) && p.done();
+    if (!read)
+        return std::nullopt;
+    return Result<DebugInfo>(std::move(d));
+}
+
+bool writeAll(int fd, const std::string& bytes)
+{
+    for (size_t done = 0; done < bytes.size();) {
+        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += size_t(n);
+    }
+    return true;
+}
+
+std::string readAll(int fd)
+{
+    std::string bytes;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return bytes;
+        bytes.append(buffer, size_t(n));
+    }
+}
+
+} // namespace
+
+Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options)
+{
+    if (!options.isolate)
+        return loadInProcess(path, options, true);
+    // LLVM 14's DWARF reader crashes on some damaged input (llvm-dwarfdump-14 does too: see
+    // test/data/debuginfo/README.md), so a child process reads it and sends the result back.
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return loadInProcess(path, options, true);
+    const pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return loadInProcess(path, options, true);
+    }
+    if (child == 0) {
+        close(fds[0]);
+        const bool sent = writeAll(fds[1], serialize(loadInProcess(path, options, true)));
+        _exit(sent ? 0 : 1);
+    }
+    close(fds[1]);
+    const std::string bytes = readAll(fds[0]);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (std::optional<Result<DebugInfo>> result = deserialize(bytes))
+            return std::move(*result);
+    }
+    Result<DebugInfo> symbols = loadInProcess(path, options, false);
+    if (symbols.ok())
+        symbols->warnings.push_back(path + ": reading its DWARF failed (damaged debug information?): symbols only");
+    return symbols;
 }
 
 } // namespace ppe::debuginfo

@@ -192,13 +192,14 @@ Result<PlacedListing> placeListing(const listparse::Listing& listing, const std:
             continue;
         }
         PlacedListing placed { u, placeRanges(listing, listingPath, *pairs), {} };
-        for (const auto& [section, size] : listing.sectionSizes) {
+        for (const auto& entry : listing.sectionSizes) {
+            const std::string& section = entry.first;
             const bool placedSection = std::any_of(
                 pairs->begin(), pairs->end(), [&](const SectionPair& p) { return p.listed == section; });
-            if (size > 0 && !placedSection)
+            if (entry.second > 0 && !placedSection)
                 placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
                                                    "it out",
-                    listingPath, section, size, map.modules[u].name));
+                    listingPath, section, entry.second, map.modules[u].name));
         }
         return placed;
     }

@@ -287,5 +287,30 @@ TEST(Debuginfo, BadInputIsAnErrorNamingTheFile)
     }
 }
 
+// Files the fuzzer found (test/data/debuginfo/README.md): a result or an error, never a crash.
+TEST(Debuginfo, FuzzerFindingsAreReadWithoutACrash)
+{
+    for (const char* name : { "bad-symtab-entsize.elf", "bad-line-table-form.elf", "bad-abbreviation.elf" }) {
+        const std::string path = std::string(DI_DATA) + "/" + name;
+        auto info = loadDebugInfo(path);
+        if (!info.ok()) {
+            EXPECT_EQ(info.error().file, path);
+        }
+    }
+    auto info = loadDebugInfo(std::string(DI_DATA) + "/bad-line-table-form.elf");
+    ASSERT_TRUE(info.ok());
+    const bool warned = std::any_of(info->warnings.begin(), info->warnings.end(),
+        [](const std::string& w) { return w.find("damaged header, not read") != std::string::npos; });
+    EXPECT_TRUE(warned);
+    // LLVM itself crashes on this one: read in a child process, then symbols only, with a warning.
+    auto crashed = loadDebugInfo(std::string(DI_DATA) + "/bad-abbreviation.elf");
+    ASSERT_TRUE(crashed.ok()) << crashed.error().str();
+    EXPECT_FALSE(crashed->functions.empty());
+    EXPECT_TRUE(crashed->units.empty());
+    const bool said = std::any_of(crashed->warnings.begin(), crashed->warnings.end(),
+        [](const std::string& w) { return w.find("reading its DWARF failed") != std::string::npos; });
+    EXPECT_TRUE(said);
+}
+
 } // namespace
 } // namespace ppe::debuginfo
