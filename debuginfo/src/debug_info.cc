@@ -15,8 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string_view>
 #include <optional>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <type_traits>
@@ -869,7 +871,7 @@ public:
 
 class Parser {
 public:
-    explicit Parser(const std::string& bytes)
+    explicit Parser(std::string_view bytes)
         : m_bytes(bytes)
     {
     }
@@ -887,7 +889,7 @@ public:
         uint64_t n = 0;
         if (!pod(n) || m_bytes.size() - m_at < n)
             return false;
-        s.assign(m_bytes, m_at, n);
+        s.assign(m_bytes.substr(m_at, n));
         m_at += n;
         return true;
     }
@@ -918,7 +920,7 @@ public:
     bool done() const { return m_at == m_bytes.size(); }
 
 private:
-    const std::string& m_bytes;
+    std::string_view m_bytes;
     size_t m_at = 0;
 };
 
@@ -933,6 +935,8 @@ std::string serialize(const Result<DebugInfo>& result)
         return std::move(w.bytes);
     }
     const DebugInfo& d = result.value();
+    w.bytes.reserve(4096 + d.lines.size() * sizeof(LineRange) + d.functions.size() * 128 + d.files.size() * 96
+        + d.units.size() * 256);
     w.str(d.path);
     w.str(d.debugPath);
     w.str(d.buildId);
@@ -957,7 +961,7 @@ std::string serialize(const Result<DebugInfo>& result)
     return std::move(w.bytes);
 }
 
-std::optional<Result<DebugInfo>> deserialize(const std::string& bytes)
+std::optional<Result<DebugInfo>> deserialize(std::string_view bytes)
 {
     Parser p(bytes);
     uint8_t ok = 0;
@@ -1025,30 +1029,47 @@ Result<DebugInfo> loadDebugInfo(const std::string& path, const Options& options)
     if (!options.isolate)
         return loadInProcess(path, options, true);
     // LLVM 14's DWARF reader crashes on some damaged input (llvm-dwarfdump-14 does too: see
-    // test/data/debuginfo/README.md), so a child process reads it and sends the result back.
+    // test/data/debuginfo/README.md), so a grandchild process reads it. It writes the result into
+    // a memory file and then one byte into a pipe; a crash closes the pipe without that byte.
+    // Nobody waits for the grandchild to free its memory: init reaps it.
+    const int memory = memfd_create("ppe-debuginfo", MFD_CLOEXEC);
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return loadInProcess(path, options, true);
-    const pid_t child = fork();
-    if (child < 0) {
-        close(fds[0]);
-        close(fds[1]);
+    if (memory < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+        if (memory >= 0)
+            close(memory);
         return loadInProcess(path, options, true);
     }
+    const pid_t child = fork();
     if (child == 0) {
         close(fds[0]);
-        const bool sent = writeAll(fds[1], serialize(loadInProcess(path, options, true)));
-        _exit(sent ? 0 : 1);
+        const pid_t reader = fork();
+        if (reader != 0)
+            _exit(reader < 0 ? 1 : 0);
+        const bool written = writeAll(memory, serialize(loadInProcess(path, options, true)));
+        if (written)
+            writeAll(fds[1], "!");
+        close(fds[1]);
+        _exit(0);
     }
     close(fds[1]);
-    const std::string bytes = readAll(fds[0]);
-    close(fds[0]);
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (std::optional<Result<DebugInfo>> result = deserialize(bytes))
-            return std::move(*result);
+    const bool finished = child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && readAll(fds[0]) == "!";
+    close(fds[0]);
+    struct stat st {};
+    if (finished && fstat(memory, &st) == 0 && st.st_size > 0) {
+        void* bytes = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, memory, 0);
+        close(memory);
+        if (bytes != MAP_FAILED) {
+            std::optional<Result<DebugInfo>> result
+                = deserialize(std::string_view(static_cast<const char*>(bytes), size_t(st.st_size)));
+            munmap(bytes, size_t(st.st_size));
+            if (result)
+                return std::move(*result);
+        }
+    } else {
+        close(memory);
     }
     Result<DebugInfo> symbols = loadInProcess(path, options, false);
     if (symbols.ok())
