@@ -531,7 +531,7 @@ public:
     }
 
 private:
-    void warn(std::string text)
+    void warn(const std::string& text)
     {
         if (m_info.warnings.size() < 20)
             m_info.warnings.push_back(m_info.debugPath + ": " + text);
