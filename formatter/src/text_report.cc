@@ -2,6 +2,7 @@
 
 #include "ppe/core/civil_time.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -164,8 +165,10 @@ void moduleText(std::string& out, const ModuleLines& m, const TextOptions& optio
     };
     for (const FileLines& file : m.files) {
         out += "\nFile " + file.name;
+        const bool carried = std::any_of(
+            file.rows.begin(), file.rows.end(), [](const LineRow& r) { return !r.text.empty(); });
         if (file.textPath.empty())
-            out += "  (the text as the listing shows it)";
+            out += carried ? "  (the text as the listing shows it)" : "  (source not found: --source-dir DIR)";
         else if (file.textPath != file.name)
             out += "  (text from " + file.textPath + ")";
         if (!file.own && file.inlinedInto.empty())

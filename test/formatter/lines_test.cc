@@ -306,5 +306,23 @@ TEST(TextReport, BarsScaledToTheBusiestLine)
     EXPECT_NE(text.find("\n     5" + std::string(1 + 8 + 1 + 20 + 1 + 6 + 2, ' ') + "}\n"), std::string::npos) << text;
 }
 
+TEST(TextReport, SaysWhereTheTextCameFromOrThatItWasNotFound)
+{
+    const std::vector<CodeModule> modules = { { "k.o", { { 0x1000, 0x1038 } }, 0, true } };
+    LineTable carried = smallTable();
+    carried.textPaths = { "", "" };
+    LineTable missing = carried;
+    missing.origin = "DWARF line table";
+    missing.text = { {}, {} };
+    Report a = buildReport(profileWith({ { 0x1000, 10 } }, 16), modules);
+    analyseLines(a, modules, { carried }, { 0 });
+    EXPECT_NE(renderTextReport(a).find("File k.c  (the text as the listing shows it)\n"), std::string::npos);
+    Report b = buildReport(profileWith({ { 0x1000, 10 } }, 16), modules);
+    analyseLines(b, modules, { missing }, { 0 });
+    const std::string text = renderTextReport(b);
+    EXPECT_NE(text.find("File k.c  (source not found: --source-dir DIR)\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("     3       10 " + std::string(40, 'X') + "  100.0\n"), std::string::npos) << text;
+}
+
 } // namespace
 } // namespace ppe
