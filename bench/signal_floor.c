@@ -12,10 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void empty(int sig, siginfo_t* info, void* context)
-{
-    (void)sig, (void)info, (void)context;
-}
+static void empty(int sig, siginfo_t* info, void* context) { (void)sig, (void)info, (void)context; }
 
 __attribute__((constructor)) static void arm(void)
 {

@@ -24,7 +24,7 @@ void ppe_load(void);
 /* Discards any profile so far and monitors [start, end) of the object that contains `start`
  * (run-time addresses, e.g. of two functions), with at most `pages` 512-byte pages of counters
  * (0: PPE_MEM or its default). Sampling is left paused: call ppe_start(). */
-int ppe_init(const void *start, const void *end, unsigned pages);
+int ppe_init(const void* start, const void* end, unsigned pages);
 
 /* Sampling interval in 100 ns units and mode: 0 real (wall-clock) time, 1 CPU time. */
 int ppe_set(unsigned interval, int mode);
@@ -39,9 +39,9 @@ int ppe_pause(void);
 int ppe_stop(void);
 
 /* Fortran entry points (arguments by reference). */
-void ppe_init_(const long long *start, const long long *end);
-void ppe_init_f(const long long *start, const long long *end, const int *pages /* may be NULL */);
-void ppe_set_(const int *interval, const int *mode);
+void ppe_init_(const long long* start, const long long* end);
+void ppe_init_f(const long long* start, const long long* end, const int* pages /* may be NULL */);
+void ppe_set_(const int* interval, const int* mode);
 void ppe_start_(void);
 void ppe_pause_(void);
 void ppe_stop_(void);

@@ -49,12 +49,11 @@ po::options_description describeOptions()
         "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")(
         "mem,m", po::value<std::string>()->value_name("PAGES"), "histogram budget in 512-byte pages (PPE_MEM, 2048)")(
         "interval,i", po::value<std::string>()->value_name("N"), "sampling interval in 100 ns units (PPE_INT, 5000)")(
-        "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")(
-        "mode", po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
+        "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
+        po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
-        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")(
-        "checkpoint", po::value<std::string>()->value_name("SECONDS"),
-        "write the profile so far every SECONDS (PPE_CHECKPOINT)")(
+        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")("checkpoint",
+        po::value<std::string>()->value_name("SECONDS"), "write the profile so far every SECONDS (PPE_CHECKPOINT)")(
         "recover", po::value<std::string>()->value_name("LIVE"),
         "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
     return d;
@@ -62,8 +61,8 @@ po::options_description describeOptions()
 
 bool takesValue(const std::string& arg)
 {
-    static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F",
-        "--frequency", "--mode", "--timer", "--lib", "--recover", "--checkpoint" };
+    static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F", "--frequency",
+        "--mode", "--timer", "--lib", "--recover", "--checkpoint" };
     for (const char* name : kWithValue) {
         if (arg == name)
             return true;
@@ -207,5 +206,6 @@ int main(int argc, char** argv)
     preload(findLibrary(o, argv[0]));
     execvp(argv[program], argv + program);
     const int error = errno;
-    fail(error == ENOENT ? kNotFound : kCannotRun, std::string("cannot run ") + argv[program] + ": " + std::strerror(error));
+    fail(error == ENOENT ? kNotFound : kCannotRun,
+        std::string("cannot run ") + argv[program] + ": " + std::strerror(error));
 }

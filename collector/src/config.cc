@@ -6,40 +6,40 @@ namespace ppe {
 
 namespace {
 
-bool same(const char* a, const char* b)
-{
-    while (*a && *a == *b) {
-        ++a;
-        ++b;
+    bool same(const char* a, const char* b)
+    {
+        while (*a && *a == *b) {
+            ++a;
+            ++b;
+        }
+        return *a == *b;
     }
-    return *a == *b;
-}
 
-void readNumber(LookupFn lookup, WarnFn warn, const char* name, uint64_t minimum, uint64_t maximum,
-    const char* kept, uint64_t* value)
-{
-    const char* text = lookup(name);
-    if (!text)
-        return;
-    const ValueError error = parseDecimal(text, minimum, maximum, value);
-    if (error != ValueError::None)
-        warn(name, text, describe(error), kept);
-}
+    void readNumber(LookupFn lookup, WarnFn warn, const char* name, uint64_t minimum, uint64_t maximum,
+        const char* kept, uint64_t* value)
+    {
+        const char* text = lookup(name);
+        if (!text)
+            return;
+        const ValueError error = parseDecimal(text, minimum, maximum, value);
+        if (error != ValueError::None)
+            warn(name, text, describe(error), kept);
+    }
 
-TimerChoice readTimer(LookupFn lookup, WarnFn warn)
-{
-    const char* text = lookup("PPE_TIMER");
-    if (!text || same(text, "auto"))
+    TimerChoice readTimer(LookupFn lookup, WarnFn warn)
+    {
+        const char* text = lookup("PPE_TIMER");
+        if (!text || same(text, "auto"))
+            return TimerChoice::Auto;
+        if (same(text, "perf"))
+            return TimerChoice::Perf;
+        if (same(text, "itimer"))
+            return TimerChoice::Itimer;
+        if (same(text, "posix"))
+            return TimerChoice::Posix;
+        warn("PPE_TIMER", text, "not one of auto, perf, itimer, posix", "auto");
         return TimerChoice::Auto;
-    if (same(text, "perf"))
-        return TimerChoice::Perf;
-    if (same(text, "itimer"))
-        return TimerChoice::Itimer;
-    if (same(text, "posix"))
-        return TimerChoice::Posix;
-    warn("PPE_TIMER", text, "not one of auto, perf, itimer, posix", "auto");
-    return TimerChoice::Auto;
-}
+    }
 
 } // namespace
 

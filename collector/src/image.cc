@@ -9,86 +9,86 @@ namespace ppe {
 
 namespace {
 
-struct Search {
-    uintptr_t address; // 0: the first object (the main program)
-    ObjectImage* image;
-    bool found;
-};
+    struct Search {
+        uintptr_t address; // 0: the first object (the main program)
+        ObjectImage* image;
+        bool found;
+    };
 
-bool containsAddress(const dl_phdr_info* info, uintptr_t address)
-{
-    for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-        const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-        if (ph.p_type == PT_LOAD && address >= start && address - start < ph.p_memsz)
-            return true;
-    }
-    return false;
-}
-
-void describeSegments(const dl_phdr_info* info, ObjectImage* image)
-{
-    image->bias = info->dlpi_addr;
-    image->codeStart = UINT64_MAX;
-    image->loadedStart = UINTPTR_MAX;
-    for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-        if (ph.p_type != PT_LOAD)
-            continue;
-        const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-        image->loadedStart = start < image->loadedStart ? start : image->loadedStart;
-        image->loadedEnd = start + ph.p_memsz > image->loadedEnd ? start + ph.p_memsz : image->loadedEnd;
-        if (!(ph.p_flags & PF_X))
-            continue;
-        image->codeStart = ph.p_vaddr < image->codeStart ? ph.p_vaddr : image->codeStart;
-        image->codeEnd = ph.p_vaddr + ph.p_memsz > image->codeEnd ? ph.p_vaddr + ph.p_memsz : image->codeEnd;
-    }
-}
-
-void describePath(const dl_phdr_info* info, bool isMain, ObjectImage* image)
-{
-    if (!isMain && info->dlpi_name && *info->dlpi_name) {
-        copyString(image->path, sizeof(image->path), info->dlpi_name);
-        return;
-    }
-    const ssize_t n = readlink("/proc/self/exe", image->path, sizeof(image->path) - 1);
-    image->path[n > 0 ? n : 0] = '\0';
-}
-
-int visit(dl_phdr_info* info, size_t, void* data)
-{
-    auto* search = static_cast<Search*>(data);
-    const bool isMain = search->address == 0;
-    if (!isMain && !containsAddress(info, search->address))
-        return 0;
-    ObjectImage* image = search->image;
-    describeSegments(info, image);
-    describePath(info, isMain, image);
-    image->buildIdSize = readBuildId(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, image->loadedStart,
-        image->loadedEnd, image->buildId, sizeof(image->buildId));
-    search->found = image->codeEnd > image->codeStart;
-    return 1;
-}
-
-uint32_t buildIdInNotes(uintptr_t at, uintptr_t end, uint8_t* out, uint32_t capacity)
-{
-    while (at + sizeof(ElfW(Nhdr)) <= end) {
-        ElfW(Nhdr) note;
-        std::memcpy(&note, reinterpret_cast<const void*>(at), sizeof(note));
-        const uintptr_t name = at + sizeof(note);
-        const uintptr_t desc = name + ((note.n_namesz + 3) & ~3u);
-        const uintptr_t next = desc + ((note.n_descsz + 3) & ~3u);
-        if (next > end || next <= at)
-            return 0;
-        if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4
-            && std::memcmp(reinterpret_cast<const void*>(name), "GNU", 4) == 0 && note.n_descsz <= capacity) {
-            std::memcpy(out, reinterpret_cast<const void*>(desc), note.n_descsz);
-            return note.n_descsz;
+    bool containsAddress(const dl_phdr_info* info, uintptr_t address)
+    {
+        for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+            if (ph.p_type == PT_LOAD && address >= start && address - start < ph.p_memsz)
+                return true;
         }
-        at = next;
+        return false;
     }
-    return 0;
-}
+
+    void describeSegments(const dl_phdr_info* info, ObjectImage* image)
+    {
+        image->bias = info->dlpi_addr;
+        image->codeStart = UINT64_MAX;
+        image->loadedStart = UINTPTR_MAX;
+        for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_LOAD)
+                continue;
+            const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+            image->loadedStart = start < image->loadedStart ? start : image->loadedStart;
+            image->loadedEnd = start + ph.p_memsz > image->loadedEnd ? start + ph.p_memsz : image->loadedEnd;
+            if (!(ph.p_flags & PF_X))
+                continue;
+            image->codeStart = ph.p_vaddr < image->codeStart ? ph.p_vaddr : image->codeStart;
+            image->codeEnd = ph.p_vaddr + ph.p_memsz > image->codeEnd ? ph.p_vaddr + ph.p_memsz : image->codeEnd;
+        }
+    }
+
+    void describePath(const dl_phdr_info* info, bool isMain, ObjectImage* image)
+    {
+        if (!isMain && info->dlpi_name && *info->dlpi_name) {
+            copyString(image->path, sizeof(image->path), info->dlpi_name);
+            return;
+        }
+        const ssize_t n = readlink("/proc/self/exe", image->path, sizeof(image->path) - 1);
+        image->path[n > 0 ? n : 0] = '\0';
+    }
+
+    int visit(dl_phdr_info* info, size_t, void* data)
+    {
+        auto* search = static_cast<Search*>(data);
+        const bool isMain = search->address == 0;
+        if (!isMain && !containsAddress(info, search->address))
+            return 0;
+        ObjectImage* image = search->image;
+        describeSegments(info, image);
+        describePath(info, isMain, image);
+        image->buildIdSize = readBuildId(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, image->loadedStart,
+            image->loadedEnd, image->buildId, sizeof(image->buildId));
+        search->found = image->codeEnd > image->codeStart;
+        return 1;
+    }
+
+    uint32_t buildIdInNotes(uintptr_t at, uintptr_t end, uint8_t* out, uint32_t capacity)
+    {
+        while (at + sizeof(ElfW(Nhdr)) <= end) {
+            ElfW(Nhdr) note;
+            std::memcpy(&note, reinterpret_cast<const void*>(at), sizeof(note));
+            const uintptr_t name = at + sizeof(note);
+            const uintptr_t desc = name + ((note.n_namesz + 3) & ~3u);
+            const uintptr_t next = desc + ((note.n_descsz + 3) & ~3u);
+            if (next > end || next <= at)
+                return 0;
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4
+                && std::memcmp(reinterpret_cast<const void*>(name), "GNU", 4) == 0 && note.n_descsz <= capacity) {
+                std::memcpy(out, reinterpret_cast<const void*>(desc), note.n_descsz);
+                return note.n_descsz;
+            }
+            at = next;
+        }
+        return 0;
+    }
 
 } // namespace
 

@@ -23,8 +23,8 @@ __attribute__((visibility("default"))) int sigaction(int signal, const struct si
 // BSD semantics, as glibc's signal(): restart system calls, block the signal in its handler.
 __attribute__((visibility("default"))) sighandler_t signal(int signal, sighandler_t handler)
 {
-    struct sigaction action {};
-    struct sigaction old {};
+    struct sigaction action { };
+    struct sigaction old { };
     action.sa_handler = handler;
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);

@@ -9,30 +9,30 @@ namespace ppe {
 
 namespace {
 
-size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
+    size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
-void bump(uint64_t& counter, uint64_t weight)
-{
-    std::atomic_ref<uint64_t>(counter).fetch_add(weight, std::memory_order_relaxed);
-}
+    void bump(uint64_t& counter, uint64_t weight)
+    {
+        std::atomic_ref<uint64_t>(counter).fetch_add(weight, std::memory_order_relaxed);
+    }
 
-// Counters saturate rather than wrap; what does not fit is still counted as in range.
-void bumpBin(ProfileRecord& record, uint32_t& bin, uint64_t weight)
-{
-    std::atomic_ref<uint32_t> counter(bin);
-    uint32_t seen = counter.load(std::memory_order_relaxed);
-    uint32_t added = 0;
-    do {
-        added = uint32_t(weight < UINT32_MAX - seen ? weight : UINT32_MAX - seen);
-    } while (added && !counter.compare_exchange_weak(seen, seen + added, std::memory_order_relaxed));
-    if (added < weight)
-        bump(record.saturated, weight - added);
-}
+    // Counters saturate rather than wrap; what does not fit is still counted as in range.
+    void bumpBin(ProfileRecord& record, uint32_t& bin, uint64_t weight)
+    {
+        std::atomic_ref<uint32_t> counter(bin);
+        uint32_t seen = counter.load(std::memory_order_relaxed);
+        uint32_t added = 0;
+        do {
+            added = uint32_t(weight < UINT32_MAX - seen ? weight : UINT32_MAX - seen);
+        } while (added && !counter.compare_exchange_weak(seen, seen + added, std::memory_order_relaxed));
+        if (added < weight)
+            bump(record.saturated, weight - added);
+    }
 
 } // namespace
 
-LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd,
-    int fd)
+LiveProfile* createLiveProfile(
+    const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd, int fd)
 {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
     const size_t headSize = roundUp(sizeof(LiveProfile), 64) + sizeof(ProfileRecord);

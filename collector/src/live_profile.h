@@ -30,8 +30,8 @@ struct LiveProfile {
 // Maps and lays out a live profile for `layout`: shared with the file `fd` (whose blocks it
 // allocates) so that it outlives a killed process, or anonymous when fd < 0. Returns nullptr on
 // failure, e.g. when the filesystem cannot hold the file. Signal-safe.
-LiveProfile* createLiveProfile(const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd,
-    int fd = -1);
+LiveProfile* createLiveProfile(
+    const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd, int fd = -1);
 
 // A copy of `live` for a forked child, in the file `fd` (or anonymous), with the same record and
 // layout and every counter zero. Signal-safe.

@@ -8,76 +8,76 @@ namespace ppe {
 
 namespace {
 
-bool isHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+    bool isHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
-uint64_t parseHex(const char*& p, const char* end)
-{
-    uint64_t v = 0;
-    for (; p < end && isHex(*p); ++p)
-        v = v * 16 + uint64_t(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-    return v;
-}
-
-void skipField(const char*& p, const char* end)
-{
-    while (p < end && *p != ' ')
-        ++p;
-    while (p < end && *p == ' ')
-        ++p;
-}
-
-// Interns the path [p, end) and returns its arena offset (0 for none or no room).
-uint32_t internPath(MapsTable* t, const char* p, const char* end)
-{
-    if (p == end)
-        return 0;
-    const size_t length = size_t(end - p);
-    if (t->pathUsed + length + 1 > t->pathCapacity) {
-        t->truncated = true;
-        return 0;
+    uint64_t parseHex(const char*& p, const char* end)
+    {
+        uint64_t v = 0;
+        for (; p < end && isHex(*p); ++p)
+            v = v * 16 + uint64_t(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+        return v;
     }
-    // Consecutive mappings of one file share one copy.
-    if (t->mappingCount) {
-        const uint32_t last = t->mappings[t->mappingCount - 1].path;
-        const char* previous = t->paths + last;
-        size_t i = 0;
-        while (i < length && previous[i] == p[i])
-            ++i;
-        if (last && i == length && !previous[i])
-            return last;
-    }
-    const uint32_t at = uint32_t(t->pathUsed);
-    for (size_t i = 0; i < length; ++i)
-        t->paths[at + i] = p[i];
-    t->paths[at + length] = '\0';
-    t->pathUsed += length + 1;
-    return at;
-}
 
-// "start-end perms offset dev inode   path"
-void parseLine(MapsTable* t, const char* p, const char* end)
-{
-    if (t->mappingCount == t->mappingCapacity) {
-        t->truncated = true;
-        return;
+    void skipField(const char*& p, const char* end)
+    {
+        while (p < end && *p != ' ')
+            ++p;
+        while (p < end && *p == ' ')
+            ++p;
     }
-    Mapping m {};
-    m.start = parseHex(p, end);
-    if (p < end && *p == '-')
-        ++p;
-    m.end = parseHex(p, end);
-    while (p < end && *p == ' ')
-        ++p;
-    m.readable = p < end && *p == 'r';
-    m.executable = end - p > 2 && p[2] == 'x';
-    skipField(p, end);
-    m.offset = parseHex(p, end);
-    skipField(p, end);
-    skipField(p, end); // device
-    skipField(p, end); // inode
-    m.path = internPath(t, p, end);
-    t->mappings[t->mappingCount++] = m;
-}
+
+    // Interns the path [p, end) and returns its arena offset (0 for none or no room).
+    uint32_t internPath(MapsTable* t, const char* p, const char* end)
+    {
+        if (p == end)
+            return 0;
+        const size_t length = size_t(end - p);
+        if (t->pathUsed + length + 1 > t->pathCapacity) {
+            t->truncated = true;
+            return 0;
+        }
+        // Consecutive mappings of one file share one copy.
+        if (t->mappingCount) {
+            const uint32_t last = t->mappings[t->mappingCount - 1].path;
+            const char* previous = t->paths + last;
+            size_t i = 0;
+            while (i < length && previous[i] == p[i])
+                ++i;
+            if (last && i == length && !previous[i])
+                return last;
+        }
+        const uint32_t at = uint32_t(t->pathUsed);
+        for (size_t i = 0; i < length; ++i)
+            t->paths[at + i] = p[i];
+        t->paths[at + length] = '\0';
+        t->pathUsed += length + 1;
+        return at;
+    }
+
+    // "start-end perms offset dev inode   path"
+    void parseLine(MapsTable* t, const char* p, const char* end)
+    {
+        if (t->mappingCount == t->mappingCapacity) {
+            t->truncated = true;
+            return;
+        }
+        Mapping m {};
+        m.start = parseHex(p, end);
+        if (p < end && *p == '-')
+            ++p;
+        m.end = parseHex(p, end);
+        while (p < end && *p == ' ')
+            ++p;
+        m.readable = p < end && *p == 'r';
+        m.executable = end - p > 2 && p[2] == 'x';
+        skipField(p, end);
+        m.offset = parseHex(p, end);
+        skipField(p, end);
+        skipField(p, end); // device
+        skipField(p, end); // inode
+        m.path = internPath(t, p, end);
+        t->mappings[t->mappingCount++] = m;
+    }
 
 } // namespace
 

@@ -2,10 +2,10 @@
 
 #include "image.h"
 #include "messages.h"
-#include "proc_maps.h"
-#include "retired_objects.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
+#include "proc_maps.h"
+#include "retired_objects.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,9 +19,9 @@ namespace ppe {
 
 namespace {
 
-constexpr size_t kMaxMappings = 16384;
-constexpr size_t kPathArena = 1 << 20;
-constexpr size_t kMaxObjects = 1024;
+    constexpr size_t kMaxMappings = 16384;
+    constexpr size_t kPathArena = 1 << 20;
+    constexpr size_t kMaxObjects = 1024;
 
 } // namespace
 
@@ -43,184 +43,184 @@ ReportScratch* createReportScratch()
 
 namespace {
 
-struct Attribution {
-    ReportScratch* s;
-    MapsTable maps;
-    size_t objectCount = 0;
-    size_t hitCount = 0;
-};
+    struct Attribution {
+        ReportScratch* s;
+        MapsTable maps;
+        size_t objectCount = 0;
+        size_t hitCount = 0;
+    };
 
-bool startsWith(const char* text, const char* prefix)
-{
-    while (*prefix && *text == *prefix) {
-        ++text;
-        ++prefix;
-    }
-    return !*prefix;
-}
-
-// The object index for the mapping's path, adding it if new; -1 when the table is full.
-int objectFor(Attribution& a, uint32_t path)
-{
-    for (size_t i = 0; i < a.objectCount; ++i) {
-        if (a.s->objectPath[i] == path)
-            return int(i);
-    }
-    if (a.objectCount == kMaxObjects)
-        return -1;
-    a.s->objectPath[a.objectCount] = path;
-    a.s->objects[a.objectCount] = ObjectInfo { a.maps.paths + path, 0, a.s->buildIds[a.objectCount], 0 };
-    return int(a.objectCount++);
-}
-
-unsigned categoryOf(const Attribution& a, const Mapping* m, const LiveProfile& live, uintptr_t pc)
-{
-    if (!m)
-        return kUnknown;
-    const char* path = a.maps.paths + m->path;
-    if (std::strcmp(path, "[vdso]") == 0)
-        return kVdso;
-    if (!m->path || path[0] == '[' || startsWith(path, "/memfd:"))
-        return kAnon;
-    if (std::strcmp(path, a.s->snapshot.image) == 0)
-        return pc < live.runStart ? kBelow : kAbove;
-    return kShared;
-}
-
-void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t count)
-{
-    ProfileRecord& record = a.s->snapshot;
-    const Mapping* m = findMapping(a.maps, pc);
-    const unsigned category = categoryOf(a, m, live, pc);
-    const int object = category == kShared ? objectFor(a, m->path) : -1;
-    if (category == kShared && object < 0) {
-        record.counts[kUnknown] += count;
-        return;
-    }
-    record.counts[category] += count;
-    if (object < 0)
-        return;
-    a.s->objects[object].hits += count;
-    a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), pc - m->start + m->offset, count };
-}
-
-// The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
-// object of the same path and build id if there is one (loaded again), else as objects of their own.
-void addRetiredObjects(Attribution& a)
-{
-    const RetiredObjects* r = retiredObjects();
-    if (!r)
-        return;
-    ProfileRecord& record = a.s->snapshot;
-    const uint32_t objects = std::atomic_ref<const uint32_t>(r->objectCount).load(std::memory_order_acquire);
-    const uint32_t hits = std::atomic_ref<const uint32_t>(r->hitCount).load(std::memory_order_acquire);
-    int index[kMaxRetiredObjects];
-    for (uint32_t i = 0; i < objects; ++i) {
-        index[i] = -1;
-        for (size_t k = 0; k < a.objectCount && index[i] < 0; ++k) {
-            const ObjectInfo& o = a.s->objects[k];
-            if (std::strcmp(o.path, r->objects[i].path) == 0 && o.buildIdSize == r->objects[i].buildIdSize
-                && std::memcmp(o.buildId, r->objects[i].buildId, o.buildIdSize) == 0)
-                index[i] = int(k);
+    bool startsWith(const char* text, const char* prefix)
+    {
+        while (*prefix && *text == *prefix) {
+            ++text;
+            ++prefix;
         }
-        if (index[i] < 0 && a.objectCount < kMaxObjects) {
-            a.s->objectPath[a.objectCount] = UINT32_MAX; // no mapping: its build id is known already
-            a.s->objects[a.objectCount]
-                = ObjectInfo { r->objects[i].path, 0, r->objects[i].buildId, r->objects[i].buildIdSize };
-            index[i] = int(a.objectCount++);
-        }
+        return !*prefix;
     }
-    record.counts[kUnknown] += std::atomic_ref<const uint64_t>(r->lost).load(std::memory_order_relaxed);
-    for (uint32_t h = 0; h < hits; ++h) {
-        const RetiredHit& hit = r->hits[h];
-        const uint64_t count = std::atomic_ref<const uint64_t>(hit.count).load(std::memory_order_relaxed);
-        if (!count)
-            continue;
-        const int object = hit.object < objects ? index[hit.object] : -1;
-        if (object < 0) {
+
+    // The object index for the mapping's path, adding it if new; -1 when the table is full.
+    int objectFor(Attribution& a, uint32_t path)
+    {
+        for (size_t i = 0; i < a.objectCount; ++i) {
+            if (a.s->objectPath[i] == path)
+                return int(i);
+        }
+        if (a.objectCount == kMaxObjects)
+            return -1;
+        a.s->objectPath[a.objectCount] = path;
+        a.s->objects[a.objectCount] = ObjectInfo { a.maps.paths + path, 0, a.s->buildIds[a.objectCount], 0 };
+        return int(a.objectCount++);
+    }
+
+    unsigned categoryOf(const Attribution& a, const Mapping* m, const LiveProfile& live, uintptr_t pc)
+    {
+        if (!m)
+            return kUnknown;
+        const char* path = a.maps.paths + m->path;
+        if (std::strcmp(path, "[vdso]") == 0)
+            return kVdso;
+        if (!m->path || path[0] == '[' || startsWith(path, "/memfd:"))
+            return kAnon;
+        if (std::strcmp(path, a.s->snapshot.image) == 0)
+            return pc < live.runStart ? kBelow : kAbove;
+        return kShared;
+    }
+
+    void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t count)
+    {
+        ProfileRecord& record = a.s->snapshot;
+        const Mapping* m = findMapping(a.maps, pc);
+        const unsigned category = categoryOf(a, m, live, pc);
+        const int object = category == kShared ? objectFor(a, m->path) : -1;
+        if (category == kShared && object < 0) {
             record.counts[kUnknown] += count;
-            continue;
+            return;
         }
-        record.counts[kShared] += count;
+        record.counts[category] += count;
+        if (object < 0)
+            return;
         a.s->objects[object].hits += count;
-        a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), hit.fileOffset, count };
+        a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), pc - m->start + m->offset, count };
     }
-}
 
-void readObjectBuildIds(Attribution& a)
-{
-    for (size_t i = 0; i < a.objectCount; ++i) {
-        for (size_t k = 0; k < a.maps.mappingCount; ++k) {
-            const Mapping& m = a.maps.mappings[k];
-            if (m.path != a.s->objectPath[i] || m.offset != 0 || !m.readable)
+    // The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
+    // object of the same path and build id if there is one (loaded again), else as objects of their own.
+    void addRetiredObjects(Attribution& a)
+    {
+        const RetiredObjects* r = retiredObjects();
+        if (!r)
+            return;
+        ProfileRecord& record = a.s->snapshot;
+        const uint32_t objects = std::atomic_ref<const uint32_t>(r->objectCount).load(std::memory_order_acquire);
+        const uint32_t hits = std::atomic_ref<const uint32_t>(r->hitCount).load(std::memory_order_acquire);
+        int index[kMaxRetiredObjects];
+        for (uint32_t i = 0; i < objects; ++i) {
+            index[i] = -1;
+            for (size_t k = 0; k < a.objectCount && index[i] < 0; ++k) {
+                const ObjectInfo& o = a.s->objects[k];
+                if (std::strcmp(o.path, r->objects[i].path) == 0 && o.buildIdSize == r->objects[i].buildIdSize
+                    && std::memcmp(o.buildId, r->objects[i].buildId, o.buildIdSize) == 0)
+                    index[i] = int(k);
+            }
+            if (index[i] < 0 && a.objectCount < kMaxObjects) {
+                a.s->objectPath[a.objectCount] = UINT32_MAX; // no mapping: its build id is known already
+                a.s->objects[a.objectCount]
+                    = ObjectInfo { r->objects[i].path, 0, r->objects[i].buildId, r->objects[i].buildIdSize };
+                index[i] = int(a.objectCount++);
+            }
+        }
+        record.counts[kUnknown] += std::atomic_ref<const uint64_t>(r->lost).load(std::memory_order_relaxed);
+        for (uint32_t h = 0; h < hits; ++h) {
+            const RetiredHit& hit = r->hits[h];
+            const uint64_t count = std::atomic_ref<const uint64_t>(hit.count).load(std::memory_order_relaxed);
+            if (!count)
                 continue;
-            a.s->objects[i].buildIdSize = readBuildIdOfMapping(m.start, m.end, a.s->buildIds[i], kMaxBuildId);
-            break;
+            const int object = hit.object < objects ? index[hit.object] : -1;
+            if (object < 0) {
+                record.counts[kUnknown] += count;
+                continue;
+            }
+            record.counts[kShared] += count;
+            a.s->objects[object].hits += count;
+            a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), hit.fileOffset, count };
         }
     }
-}
 
-void attributeOutsidePcs(Attribution& a, const LiveProfile& live)
-{
-    a.maps = MapsTable { a.s->mappings, kMaxMappings, 0, a.s->paths, kPathArena, 1, false };
-    const bool haveMaps = readMaps(&a.maps);
-    for (uint32_t i = 0; i < kPcTableSlots; ++i) {
-        const PcSlot& slot = live.pcs[i];
-        const uint64_t count = std::atomic_ref<const uint64_t>(slot.count).load(std::memory_order_relaxed);
-        if (!count)
-            continue;
-        if (!haveMaps) {
-            a.s->snapshot.counts[kUnknown] += count;
-            continue;
+    void readObjectBuildIds(Attribution& a)
+    {
+        for (size_t i = 0; i < a.objectCount; ++i) {
+            for (size_t k = 0; k < a.maps.mappingCount; ++k) {
+                const Mapping& m = a.maps.mappings[k];
+                if (m.path != a.s->objectPath[i] || m.offset != 0 || !m.readable)
+                    continue;
+                a.s->objects[i].buildIdSize = readBuildIdOfMapping(m.start, m.end, a.s->buildIds[i], kMaxBuildId);
+                break;
+            }
         }
-        attribute(a, live, slot.pc, count);
     }
-    readObjectBuildIds(a);
-    addRetiredObjects(a);
-    std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectHit& x, const ObjectHit& y) {
-        return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
-    });
-}
 
-uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
-
-void fillTimes(ProfileRecord& record, uint64_t activeUs, uint64_t wallUs)
-{
-    rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
-    record.cpuUserUs = microseconds(usage.ru_utime);
-    record.cpuSystemUs = microseconds(usage.ru_stime);
-    record.endTime = int64_t(time(nullptr));
-    record.activeUs = activeUs;
-    record.wallUs = wallUs;
-}
-
-bool canFallBack(int error) { return error == EACCES || error == EROFS || error == EPERM || error == ENOENT; }
-
-// The same file name in the current directory.
-void inCurrentDirectory(const char* path, char* out)
-{
-    const char* name = path;
-    for (const char* p = path; *p; ++p) {
-        if (*p == '/')
-            name = p + 1;
+    void attributeOutsidePcs(Attribution& a, const LiveProfile& live)
+    {
+        a.maps = MapsTable { a.s->mappings, kMaxMappings, 0, a.s->paths, kPathArena, 1, false };
+        const bool haveMaps = readMaps(&a.maps);
+        for (uint32_t i = 0; i < kPcTableSlots; ++i) {
+            const PcSlot& slot = live.pcs[i];
+            const uint64_t count = std::atomic_ref<const uint64_t>(slot.count).load(std::memory_order_relaxed);
+            if (!count)
+                continue;
+            if (!haveMaps) {
+                a.s->snapshot.counts[kUnknown] += count;
+                continue;
+            }
+            attribute(a, live, slot.pc, count);
+        }
+        readObjectBuildIds(a);
+        addRetiredObjects(a);
+        std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectHit& x, const ObjectHit& y) {
+            return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
+        });
     }
-    copyString(out, PATH_MAX, name);
-}
 
-int writeTo(const char* path, const ProfileOutput& output, bool replacing)
-{
-    OutputFile file;
-    int error = openOutput(path, &file);
-    if (error)
-        return error;
-    error = writeProfile(file.fd, output);
-    if (error) {
-        abandonOutput(&file);
-        return error;
+    uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
+
+    void fillTimes(ProfileRecord& record, uint64_t activeUs, uint64_t wallUs)
+    {
+        rusage usage {};
+        getrusage(RUSAGE_SELF, &usage);
+        record.cpuUserUs = microseconds(usage.ru_utime);
+        record.cpuSystemUs = microseconds(usage.ru_stime);
+        record.endTime = int64_t(time(nullptr));
+        record.activeUs = activeUs;
+        record.wallUs = wallUs;
     }
-    return commitOutput(&file, replacing);
-}
+
+    bool canFallBack(int error) { return error == EACCES || error == EROFS || error == EPERM || error == ENOENT; }
+
+    // The same file name in the current directory.
+    void inCurrentDirectory(const char* path, char* out)
+    {
+        const char* name = path;
+        for (const char* p = path; *p; ++p) {
+            if (*p == '/')
+                name = p + 1;
+        }
+        copyString(out, PATH_MAX, name);
+    }
+
+    int writeTo(const char* path, const ProfileOutput& output, bool replacing)
+    {
+        OutputFile file;
+        int error = openOutput(path, &file);
+        if (error)
+            return error;
+        error = writeProfile(file.fd, output);
+        if (error) {
+            abandonOutput(&file);
+            return error;
+        }
+        return commitOutput(&file, replacing);
+    }
 
 } // namespace
 

@@ -19,381 +19,383 @@ namespace ppe {
 namespace {
 
 #ifndef TRAP_PERF
-constexpr int TRAP_PERF = 6; // include/uapi/asm-generic/siginfo.h, Linux 5.13
+    constexpr int TRAP_PERF = 6; // include/uapi/asm-generic/siginfo.h, Linux 5.13
 #endif
 
-constexpr uint64_t kPerfCookie = 0x7070652d73696774ull; // "ppe-sigt": perf_event_attr::sig_data
-constexpr int kMaxPerfEvents = 256;
-constexpr int kMaxThreads = 4096;
-constexpr unsigned kThreadRefreshTicks = 16;
-constexpr int kHighFd = 512; // keep our descriptors out of the program's way
+    constexpr uint64_t kPerfCookie = 0x7070652d73696774ull; // "ppe-sigt": perf_event_attr::sig_data
+    constexpr int kMaxPerfEvents = 256;
+    constexpr int kMaxThreads = 4096;
+    constexpr unsigned kThreadRefreshTicks = 16;
+    constexpr int kHighFd = 512; // keep our descriptors out of the program's way
 
-struct State {
-    Mechanism mechanism = Mechanism::None;
-    SamplerHooks hooks {};
-    uint64_t intervalNs = 0;
-    int signal = 0;
-    // For every signal whose handler is the collector's: the program's disposition, honoured for
-    // every signal that is not a sample.
-    struct sigaction previous[NSIG] {};
-    bool installed[NSIG] = {};
-    void (*ending)(int signal) = nullptr; // writes the profile before a default-fatal signal kills
-    std::atomic<bool> running { false };
-    std::atomic<bool> armed { false };
-    pid_t pid = 0;
-    // perf-task-clock
-    int perfFds[kMaxPerfEvents] = {};
-    int perfCount = 0;
-    // posix-timer
-    timer_t timer {};
-    bool haveTimer = false;
-    std::atomic<bool> fanOutBusy { false };
-    unsigned ticksSinceRefresh = kThreadRefreshTicks;
-    int threads[kMaxThreads] = {};
-    int threadCount = 0;
-};
+    struct State {
+        Mechanism mechanism = Mechanism::None;
+        SamplerHooks hooks {};
+        uint64_t intervalNs = 0;
+        int signal = 0;
+        // For every signal whose handler is the collector's: the program's disposition, honoured for
+        // every signal that is not a sample.
+        struct sigaction previous[NSIG] { };
+        bool installed[NSIG] = {};
+        void (*ending)(int signal) = nullptr; // writes the profile before a default-fatal signal kills
+        std::atomic<bool> running { false };
+        std::atomic<bool> armed { false };
+        pid_t pid = 0;
+        // perf-task-clock
+        int perfFds[kMaxPerfEvents] = {};
+        int perfCount = 0;
+        // posix-timer
+        timer_t timer {};
+        bool haveTimer = false;
+        std::atomic<bool> fanOutBusy { false };
+        unsigned ticksSinceRefresh = kThreadRefreshTicks;
+        int threads[kMaxThreads] = {};
+        int threadCount = 0;
+    };
 
-State g_sampler;
-int g_timerCookie; // its address is the posix timer's sigev_value
+    State g_sampler;
+    int g_timerCookie; // its address is the posix timer's sigev_value
 
-pid_t currentTid() { return pid_t(syscall(SYS_gettid)); }
+    pid_t currentTid() { return pid_t(syscall(SYS_gettid)); }
 
-uintptr_t interruptedPc(const void* context)
-{
-    const auto* uc = static_cast<const ucontext_t*>(context);
+    uintptr_t interruptedPc(const void* context)
+    {
+        const auto* uc = static_cast<const ucontext_t*>(context);
 #if defined(__x86_64__)
-    return uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
+        return uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
 #elif defined(__i386__)
-    return uintptr_t(uc->uc_mcontext.gregs[REG_EIP]);
+        return uintptr_t(uc->uc_mcontext.gregs[REG_EIP]);
 #elif defined(__aarch64__)
-    return uintptr_t(uc->uc_mcontext.pc);
+        return uintptr_t(uc->uc_mcontext.pc);
 #elif defined(__riscv)
-    return uintptr_t(uc->uc_mcontext.__gregs[REG_PC]);
+        return uintptr_t(uc->uc_mcontext.__gregs[REG_PC]);
 #elif defined(__powerpc64__)
-    return uintptr_t(uc->uc_mcontext.gp_regs[32]);
+        return uintptr_t(uc->uc_mcontext.gp_regs[32]);
 #else
 #error "ppe: add the program counter of ucontext_t for this architecture"
 #endif
-}
-
-// siginfo_t::si_perf_data is not in every C library's siginfo_t; it sits right after si_addr.
-uint64_t perfData(const siginfo_t* info)
-{
-    unsigned long data;
-    std::memcpy(&data, reinterpret_cast<const char*>(&info->si_addr) + sizeof(void*), sizeof(data));
-    return data;
-}
-
-// ---- thread list for the real-time fan-out (signal-safe: raw syscalls only) ----
-
-int parseTid(const char* name)
-{
-    int tid = 0;
-    for (; *name; ++name) {
-        if (*name < '0' || *name > '9')
-            return 0;
-        tid = tid * 10 + (*name - '0');
     }
-    return tid;
-}
 
-// Lists /proc/self/task into `out`; returns how many (at most `capacity`), or -1.
-int listThreads(int* out, int capacity)
-{
-    const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    alignas(8) char buffer[4096];
-    int count = 0;
-    for (;;) {
-        const long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
-        if (n <= 0)
-            break;
-        for (long at = 0; at < n;) {
-            const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
-            const int tid = parseTid(entry->d_name);
-            if (tid > 0 && count < capacity)
-                out[count++] = tid;
-            at += entry->d_reclen;
+    // siginfo_t::si_perf_data is not in every C library's siginfo_t; it sits right after si_addr.
+    uint64_t perfData(const siginfo_t* info)
+    {
+        unsigned long data;
+        std::memcpy(&data, reinterpret_cast<const char*>(&info->si_addr) + sizeof(void*), sizeof(data));
+        return data;
+    }
+
+    // ---- thread list for the real-time fan-out (signal-safe: raw syscalls only) ----
+
+    int parseTid(const char* name)
+    {
+        int tid = 0;
+        for (; *name; ++name) {
+            if (*name < '0' || *name > '9')
+                return 0;
+            tid = tid * 10 + (*name - '0');
         }
+        return tid;
     }
-    close(fd);
-    return count;
-}
 
-// Forwards a tick of `weight` intervals to `tid` (rt_tgsigqueueinfo: unlike tgkill it carries a value).
-void forward(pid_t pid, pid_t tid, int signal, uint64_t weight)
-{
-    siginfo_t info {};
-    info.si_signo = signal;
-    info.si_code = SI_QUEUE;
-    info.si_pid = pid;
-    info.si_uid = getuid();
-    info.si_value.sival_ptr = reinterpret_cast<void*>(uintptr_t(weight));
-    syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal, &info);
-}
-
-void fanOut(uint64_t weight)
-{
-    State& s = g_sampler;
-    if (s.fanOutBusy.exchange(true, std::memory_order_acquire))
-        return; // another thread is forwarding this tick's predecessor
-    if (++s.ticksSinceRefresh >= kThreadRefreshTicks) {
-        const int n = listThreads(s.threads, kMaxThreads);
-        s.threadCount = n > 0 ? n : 0;
-        s.ticksSinceRefresh = 0;
+    // Lists /proc/self/task into `out`; returns how many (at most `capacity`), or -1.
+    int listThreads(int* out, int capacity)
+    {
+        const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        alignas(8) char buffer[4096];
+        int count = 0;
+        for (;;) {
+            const long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+            if (n <= 0)
+                break;
+            for (long at = 0; at < n;) {
+                const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+                const int tid = parseTid(entry->d_name);
+                if (tid > 0 && count < capacity)
+                    out[count++] = tid;
+                at += entry->d_reclen;
+            }
+        }
+        close(fd);
+        return count;
     }
-    const pid_t self = currentTid();
-    for (int i = 0; i < s.threadCount; ++i) {
-        if (s.threads[i] != self)
-            forward(s.pid, s.threads[i], s.signal, weight);
+
+    // Forwards a tick of `weight` intervals to `tid` (rt_tgsigqueueinfo: unlike tgkill it carries a value).
+    void forward(pid_t pid, pid_t tid, int signal, uint64_t weight)
+    {
+        siginfo_t info {};
+        info.si_signo = signal;
+        info.si_code = SI_QUEUE;
+        info.si_pid = pid;
+        info.si_uid = getuid();
+        info.si_value.sival_ptr = reinterpret_cast<void*>(uintptr_t(weight));
+        syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal, &info);
     }
-    s.fanOutBusy.store(false, std::memory_order_release);
-}
 
-// The real-time timer's own signal: a real-time signal queues and is nobody's convention, so a
-// program's SIGPROF (its own ITIMER_PROF profiler) never collides with the collector's ticks.
-// (Two pending standard signals merge into one: sharing SIGPROF lost the program's ticks.)
-int timerSignal() { return SIGRTMAX - 3; }
+    void fanOut(uint64_t weight)
+    {
+        State& s = g_sampler;
+        if (s.fanOutBusy.exchange(true, std::memory_order_acquire))
+            return; // another thread is forwarding this tick's predecessor
+        if (++s.ticksSinceRefresh >= kThreadRefreshTicks) {
+            const int n = listThreads(s.threads, kMaxThreads);
+            s.threadCount = n > 0 ? n : 0;
+            s.ticksSinceRefresh = 0;
+        }
+        const pid_t self = currentTid();
+        for (int i = 0; i < s.threadCount; ++i) {
+            if (s.threads[i] != self)
+                forward(s.pid, s.threads[i], s.signal, weight);
+        }
+        s.fanOutBusy.store(false, std::memory_order_release);
+    }
 
-// ---- the handler ----
+    // The real-time timer's own signal: a real-time signal queues and is nobody's convention, so a
+    // program's SIGPROF (its own ITIMER_PROF profiler) never collides with the collector's ticks.
+    // (Two pending standard signals merge into one: sharing SIGPROF lost the program's ticks.)
+    int timerSignal() { return SIGRTMAX - 3; }
 
-enum class Origin { Foreign, Sample, Tick, Forwarded };
+    // ---- the handler ----
 
-Origin originOf(int signal, const siginfo_t* info)
-{
-    const State& s = g_sampler;
-    if (signal != SIGTRAP && signal != SIGPROF && signal != timerSignal())
+    enum class Origin { Foreign, Sample, Tick, Forwarded };
+
+    Origin originOf(int signal, const siginfo_t* info)
+    {
+        const State& s = g_sampler;
+        if (signal != SIGTRAP && signal != SIGPROF && signal != timerSignal())
+            return Origin::Foreign;
+        if (signal == SIGTRAP)
+            return info->si_code == TRAP_PERF && perfData(info) == kPerfCookie ? Origin::Sample : Origin::Foreign;
+        if (s.mechanism == Mechanism::ItimerProf && info->si_code == SI_KERNEL
+            && s.armed.load(std::memory_order_relaxed))
+            return Origin::Sample;
+        if (info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timerCookie)
+            return Origin::Tick;
+        if (info->si_code == SI_QUEUE && info->si_pid == s.pid && s.mechanism == Mechanism::PosixTimer)
+            return Origin::Forwarded;
         return Origin::Foreign;
-    if (signal == SIGTRAP)
-        return info->si_code == TRAP_PERF && perfData(info) == kPerfCookie ? Origin::Sample : Origin::Foreign;
-    if (s.mechanism == Mechanism::ItimerProf && info->si_code == SI_KERNEL && s.armed.load(std::memory_order_relaxed))
-        return Origin::Sample;
-    if (info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timerCookie)
-        return Origin::Tick;
-    if (info->si_code == SI_QUEUE && info->si_pid == s.pid && s.mechanism == Mechanism::PosixTimer)
-        return Origin::Forwarded;
-    return Origin::Foreign;
-}
-
-// A signal that is not ours gets what it would have got without the collector.
-// A synchronous fault re-executes its instruction when the handler returns, and faults again.
-bool isSynchronousFault(int signal, const siginfo_t* info)
-{
-    return (signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL) && info->si_code > 0;
-}
-
-// The default action of every signal the collector handles terminates the process: write the
-// profile first, then let the signal kill as it would have (same signal, core dump included).
-void endByDefault(int signal, const siginfo_t* info)
-{
-    if (g_sampler.ending)
-        g_sampler.ending(signal);
-    struct sigaction fallback {};
-    fallback.sa_handler = SIG_DFL;
-    __sigaction(signal, &fallback, nullptr);
-    g_sampler.installed[signal] = false;
-    if (!isSynchronousFault(signal, info))
-        syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
-}
-
-void passOn(int signal, siginfo_t* info, void* context)
-{
-    const struct sigaction& previous = g_sampler.previous[signal];
-    if (previous.sa_flags & SA_SIGINFO) {
-        if (previous.sa_sigaction)
-            previous.sa_sigaction(signal, info, context);
-        return;
     }
-    if (previous.sa_handler == SIG_IGN)
-        return;
-    if (previous.sa_handler != SIG_DFL) {
-        previous.sa_handler(signal);
-        return;
-    }
-    endByDefault(signal, info);
-}
 
-void onSignal(int signal, siginfo_t* info, void* context)
-{
-    const int savedErrno = errno;
-    const State& s = g_sampler;
-    const Origin origin = originOf(signal, info);
-    if (origin == Origin::Foreign) {
-        passOn(signal, info, context);
-    } else if (s.running.load(std::memory_order_relaxed)) {
-        uint64_t weight = 1;
-        if (origin == Origin::Tick) {
-            weight += uint64_t(info->si_overrun > 0 ? info->si_overrun : 0);
-            s.hooks.tick(weight);
-            fanOut(weight);
-        } else if (origin == Origin::Forwarded) {
-            weight = uintptr_t(info->si_value.sival_ptr);
+    // A signal that is not ours gets what it would have got without the collector.
+    // A synchronous fault re-executes its instruction when the handler returns, and faults again.
+    bool isSynchronousFault(int signal, const siginfo_t* info)
+    {
+        return (signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL) && info->si_code > 0;
+    }
+
+    // The default action of every signal the collector handles terminates the process: write the
+    // profile first, then let the signal kill as it would have (same signal, core dump included).
+    void endByDefault(int signal, const siginfo_t* info)
+    {
+        if (g_sampler.ending)
+            g_sampler.ending(signal);
+        struct sigaction fallback { };
+        fallback.sa_handler = SIG_DFL;
+        __sigaction(signal, &fallback, nullptr);
+        g_sampler.installed[signal] = false;
+        if (!isSynchronousFault(signal, info))
+            syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
+    }
+
+    void passOn(int signal, siginfo_t* info, void* context)
+    {
+        const struct sigaction& previous = g_sampler.previous[signal];
+        if (previous.sa_flags & SA_SIGINFO) {
+            if (previous.sa_sigaction)
+                previous.sa_sigaction(signal, info, context);
+            return;
         }
-        s.hooks.sample(interruptedPc(context), weight);
-    }
-    errno = savedErrno;
-}
-
-// The collector's disposition: onSignal, on the program's alternate stack if it has one.
-struct sigaction collectorAction(int extraFlags)
-{
-    struct sigaction action {};
-    action.sa_sigaction = onSignal;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | extraFlags;
-    sigemptyset(&action.sa_mask);
-    return action;
-}
-
-bool installHandler(int signal, const char** why)
-{
-    State& s = g_sampler;
-    s.signal = signal;
-    if (s.installed[signal])
-        return true; // still ours from an earlier arming
-    struct sigaction previous {};
-    __sigaction(signal, nullptr, &previous);
-    const bool handled = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
-                                                           : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
-    if (handled && signal != SIGTRAP) {
-        *why = signal == SIGPROF ? "SIGPROF already has a handler (another profiler?)"
-                                 : "the program already handles the real-time signal SIGRTMAX-3";
-        return false;
-    }
-    const struct sigaction action = collectorAction(SA_RESTART);
-    if (__sigaction(signal, &action, &s.previous[signal]) != 0) {
-        *why = "cannot install the signal handler";
-        return false;
-    }
-    s.installed[signal] = true;
-    return true;
-}
-
-// ---- perf-task-clock ----
-
-int moveHigh(int fd)
-{
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
-    if (high < 0)
-        return fd;
-    close(fd);
-    return high;
-}
-
-int openTaskClock(pid_t tid, uint64_t periodNs)
-{
-    perf_event_attr attr {};
-    attr.size = sizeof(attr);
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_TASK_CLOCK;
-    attr.sample_period = periodNs;
-    attr.disabled = 1;
-    attr.inherit = 1; // threads created later get their own counter...
-    attr.inherit_thread = 1; // ...but forked processes do not: they arm their own
-    attr.remove_on_exec = 1; // required with sigtrap: the new image does not expect SIGTRAP
-    attr.sigtrap = 1;
-    attr.sig_data = kPerfCookie;
-    attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
-    attr.exclude_hv = 1;
-    const long fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    return fd < 0 ? -1 : moveHigh(int(fd));
-}
-
-void closePerfEvents()
-{
-    for (int i = 0; i < g_sampler.perfCount; ++i)
-        close(g_sampler.perfFds[i]);
-    g_sampler.perfCount = 0;
-}
-
-// One event per existing thread (normally just this one, before main); later threads inherit.
-bool openPerfEvents(bool allThreads, const char** why)
-{
-    State& s = g_sampler;
-    int tids[kMaxPerfEvents];
-    int count = allThreads ? listThreads(tids, kMaxPerfEvents) : -1;
-    if (count <= 0) {
-        tids[0] = currentTid();
-        count = 1;
-    }
-    for (int i = 0; i < count; ++i) {
-        const int fd = openTaskClock(tids[i], s.intervalNs);
-        if (fd >= 0) {
-            s.perfFds[s.perfCount++] = fd;
-            continue;
+        if (previous.sa_handler == SIG_IGN)
+            return;
+        if (previous.sa_handler != SIG_DFL) {
+            previous.sa_handler(signal);
+            return;
         }
-        if (tids[i] == currentTid()) {
-            *why = errno == EACCES || errno == EPERM ? "perf events not permitted (kernel.perf_event_paranoid > 2?)"
-                                                     : "perf_event_open failed (kernel older than 5.13?)";
-            closePerfEvents();
+        endByDefault(signal, info);
+    }
+
+    void onSignal(int signal, siginfo_t* info, void* context)
+    {
+        const int savedErrno = errno;
+        const State& s = g_sampler;
+        const Origin origin = originOf(signal, info);
+        if (origin == Origin::Foreign) {
+            passOn(signal, info, context);
+        } else if (s.running.load(std::memory_order_relaxed)) {
+            uint64_t weight = 1;
+            if (origin == Origin::Tick) {
+                weight += uint64_t(info->si_overrun > 0 ? info->si_overrun : 0);
+                s.hooks.tick(weight);
+                fanOut(weight);
+            } else if (origin == Origin::Forwarded) {
+                weight = uintptr_t(info->si_value.sival_ptr);
+            }
+            s.hooks.sample(interruptedPc(context), weight);
+        }
+        errno = savedErrno;
+    }
+
+    // The collector's disposition: onSignal, on the program's alternate stack if it has one.
+    struct sigaction collectorAction(int extraFlags)
+    {
+        struct sigaction action { };
+        action.sa_sigaction = onSignal;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | extraFlags;
+        sigemptyset(&action.sa_mask);
+        return action;
+    }
+
+    bool installHandler(int signal, const char** why)
+    {
+        State& s = g_sampler;
+        s.signal = signal;
+        if (s.installed[signal])
+            return true; // still ours from an earlier arming
+        struct sigaction previous { };
+        __sigaction(signal, nullptr, &previous);
+        const bool handled = (previous.sa_flags & SA_SIGINFO)
+            ? previous.sa_sigaction != nullptr
+            : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+        if (handled && signal != SIGTRAP) {
+            *why = signal == SIGPROF ? "SIGPROF already has a handler (another profiler?)"
+                                     : "the program already handles the real-time signal SIGRTMAX-3";
             return false;
         }
-    }
-    return true;
-}
-
-// ---- posix-timer ----
-
-bool createTimer(const char** why)
-{
-    sigevent event {};
-    event.sigev_notify = SIGEV_SIGNAL;
-    event.sigev_signo = timerSignal();
-    event.sigev_value.sival_ptr = &g_timerCookie;
-    if (timer_create(CLOCK_MONOTONIC, &event, &g_sampler.timer) != 0) {
-        *why = "timer_create failed";
-        return false;
-    }
-    g_sampler.haveTimer = true;
-    return true;
-}
-
-void setTimer(uint64_t ns)
-{
-    itimerspec spec {};
-    spec.it_interval.tv_sec = time_t(ns / 1'000'000'000);
-    spec.it_interval.tv_nsec = long(ns % 1'000'000'000);
-    spec.it_value = spec.it_interval;
-    timer_settime(g_sampler.timer, 0, &spec, nullptr);
-}
-
-void setItimer(uint64_t ns)
-{
-    itimerval spec {};
-    spec.it_interval.tv_sec = time_t(ns / 1'000'000'000);
-    spec.it_interval.tv_usec = suseconds_t(ns % 1'000'000'000 / 1000);
-    spec.it_value = spec.it_interval;
-    rawSetitimer(ITIMER_PROF, &spec, nullptr);
-}
-
-bool armMechanism(Mechanism mechanism, bool allThreads, const char** why)
-{
-    switch (mechanism) {
-    case Mechanism::PerfTaskClock:
-        return openPerfEvents(allThreads, why);
-    case Mechanism::PosixTimer:
-        return createTimer(why);
-    case Mechanism::ItimerProf:
-    case Mechanism::None:
+        const struct sigaction action = collectorAction(SA_RESTART);
+        if (__sigaction(signal, &action, &s.previous[signal]) != 0) {
+            *why = "cannot install the signal handler";
+            return false;
+        }
+        s.installed[signal] = true;
         return true;
     }
-    return true;
-}
 
-Mechanism firstChoice(SampleMode mode, TimerChoice choice)
-{
-    switch (choice) {
-    case TimerChoice::Perf:
-        return Mechanism::PerfTaskClock;
-    case TimerChoice::Itimer:
-        return Mechanism::ItimerProf;
-    case TimerChoice::Posix:
-        return Mechanism::PosixTimer;
-    case TimerChoice::Auto:
-        break;
+    // ---- perf-task-clock ----
+
+    int moveHigh(int fd)
+    {
+        const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
+        if (high < 0)
+            return fd;
+        close(fd);
+        return high;
     }
-    return mode == SampleMode::Cpu ? Mechanism::PerfTaskClock : Mechanism::PosixTimer;
-}
+
+    int openTaskClock(pid_t tid, uint64_t periodNs)
+    {
+        perf_event_attr attr {};
+        attr.size = sizeof(attr);
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = PERF_COUNT_SW_TASK_CLOCK;
+        attr.sample_period = periodNs;
+        attr.disabled = 1;
+        attr.inherit = 1; // threads created later get their own counter...
+        attr.inherit_thread = 1; // ...but forked processes do not: they arm their own
+        attr.remove_on_exec = 1; // required with sigtrap: the new image does not expect SIGTRAP
+        attr.sigtrap = 1;
+        attr.sig_data = kPerfCookie;
+        attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
+        attr.exclude_hv = 1;
+        const long fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        return fd < 0 ? -1 : moveHigh(int(fd));
+    }
+
+    void closePerfEvents()
+    {
+        for (int i = 0; i < g_sampler.perfCount; ++i)
+            close(g_sampler.perfFds[i]);
+        g_sampler.perfCount = 0;
+    }
+
+    // One event per existing thread (normally just this one, before main); later threads inherit.
+    bool openPerfEvents(bool allThreads, const char** why)
+    {
+        State& s = g_sampler;
+        int tids[kMaxPerfEvents];
+        int count = allThreads ? listThreads(tids, kMaxPerfEvents) : -1;
+        if (count <= 0) {
+            tids[0] = currentTid();
+            count = 1;
+        }
+        for (int i = 0; i < count; ++i) {
+            const int fd = openTaskClock(tids[i], s.intervalNs);
+            if (fd >= 0) {
+                s.perfFds[s.perfCount++] = fd;
+                continue;
+            }
+            if (tids[i] == currentTid()) {
+                *why = errno == EACCES || errno == EPERM ? "perf events not permitted (kernel.perf_event_paranoid > 2?)"
+                                                         : "perf_event_open failed (kernel older than 5.13?)";
+                closePerfEvents();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- posix-timer ----
+
+    bool createTimer(const char** why)
+    {
+        sigevent event {};
+        event.sigev_notify = SIGEV_SIGNAL;
+        event.sigev_signo = timerSignal();
+        event.sigev_value.sival_ptr = &g_timerCookie;
+        if (timer_create(CLOCK_MONOTONIC, &event, &g_sampler.timer) != 0) {
+            *why = "timer_create failed";
+            return false;
+        }
+        g_sampler.haveTimer = true;
+        return true;
+    }
+
+    void setTimer(uint64_t ns)
+    {
+        itimerspec spec {};
+        spec.it_interval.tv_sec = time_t(ns / 1'000'000'000);
+        spec.it_interval.tv_nsec = long(ns % 1'000'000'000);
+        spec.it_value = spec.it_interval;
+        timer_settime(g_sampler.timer, 0, &spec, nullptr);
+    }
+
+    void setItimer(uint64_t ns)
+    {
+        itimerval spec {};
+        spec.it_interval.tv_sec = time_t(ns / 1'000'000'000);
+        spec.it_interval.tv_usec = suseconds_t(ns % 1'000'000'000 / 1000);
+        spec.it_value = spec.it_interval;
+        rawSetitimer(ITIMER_PROF, &spec, nullptr);
+    }
+
+    bool armMechanism(Mechanism mechanism, bool allThreads, const char** why)
+    {
+        switch (mechanism) {
+        case Mechanism::PerfTaskClock:
+            return openPerfEvents(allThreads, why);
+        case Mechanism::PosixTimer:
+            return createTimer(why);
+        case Mechanism::ItimerProf:
+        case Mechanism::None:
+            return true;
+        }
+        return true;
+    }
+
+    Mechanism firstChoice(SampleMode mode, TimerChoice choice)
+    {
+        switch (choice) {
+        case TimerChoice::Perf:
+            return Mechanism::PerfTaskClock;
+        case TimerChoice::Itimer:
+            return Mechanism::ItimerProf;
+        case TimerChoice::Posix:
+            return Mechanism::PosixTimer;
+        case TimerChoice::Auto:
+            break;
+        }
+        return mode == SampleMode::Cpu ? Mechanism::PerfTaskClock : Mechanism::PosixTimer;
+    }
 
 } // namespace
 
@@ -432,7 +434,7 @@ void guardEndings(const int* signals, int count, void (*ending)(int signal))
     s.ending = ending;
     for (int i = 0; i < count; ++i) {
         const int signal = signals[i];
-        struct sigaction current {};
+        struct sigaction current { };
         __sigaction(signal, nullptr, &current);
         const bool isDefault = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
         if (s.installed[signal] || !isDefault)

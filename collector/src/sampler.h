@@ -5,15 +5,15 @@
 //  - itimer-prof (CPU time, fallback): setitimer(ITIMER_PROF), SIGPROF to the running thread;
 //    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
 //  - posix-timer (real time, mode 0): one CLOCK_MONOTONIC POSIX timer; the thread that takes its
-//    signal (the real-time signal SIGRTMAX-3) forwards it with tgkill() to every other thread, so each thread is sampled at the
-//    asked rate whether it runs or waits.
+//    signal (the real-time signal SIGRTMAX-3) forwards it with tgkill() to every other thread, so each thread is
+//    sampled at the asked rate whether it runs or waits.
 #pragma once
 
 #include "config.h"
 
 #include <csignal>
-#include <sys/time.h>
 #include <cstdint>
+#include <sys/time.h>
 
 // The C library's own sigaction, past the collector's interposer (exported by glibc's libc.so and
 // libc.a). Signal-safe.

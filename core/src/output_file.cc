@@ -3,9 +3,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <dirent.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace ppe {

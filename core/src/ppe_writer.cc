@@ -9,8 +9,8 @@ namespace ppe {
 
 const char* categoryName(unsigned category)
 {
-    static const char* const kNames[kCategoryCount] = { "in-range", "below", "above", "shared", "vdso", "anon",
-        "unknown", "lost" };
+    static const char* const kNames[kCategoryCount]
+        = { "in-range", "below", "above", "shared", "vdso", "anon", "unknown", "lost" };
     return category < kCategoryCount ? kNames[category] : "invalid";
 }
 
@@ -74,10 +74,7 @@ static void timeField(LineWriter& w, const char* key, int64_t seconds)
     w.str("Z").endl();
 }
 
-static void textField(LineWriter& w, const char* key, const char* value)
-{
-    w.str(key).ch(' ').quoted(value).endl();
-}
+static void textField(LineWriter& w, const char* key, const char* value) { w.str(key).ch(' ').quoted(value).endl(); }
 
 static void buildIdField(LineWriter& w, const uint8_t* id, uint32_t size)
 {

@@ -10,120 +10,121 @@ namespace ppe {
 
 namespace {
 
-void addRange(CodeModule& module, uint64_t start, uint64_t end)
-{
-    if (!module.ranges.empty() && module.ranges.back().end == start)
-        module.ranges.back().end = end;
-    else
-        module.ranges.push_back({ start, end });
-}
-
-std::string_view baseName(std::string_view path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool endsWith(std::string_view text, std::string_view suffix)
-{
-    return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// Suffixes a compiler's input or output has; a key loses one of each kind.
-constexpr std::string_view kObjectSuffixes[] = { ".o", ".obj", ".lo", ".lis", ".lst", ".s" };
-constexpr std::string_view kSourceSuffixes[] = { ".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".f", ".for", ".f77",
-    ".f90", ".f95", ".f03", ".f08", ".F", ".F90", ".F95", ".F03", ".F08", ".s", ".S", ".i", ".ii" };
-
-std::string_view dropSuffix(std::string_view name, const std::string_view* first, const std::string_view* last)
-{
-    for (auto s = first; s != last; ++s) {
-        if (endsWith(name, *s))
-            return name.substr(0, name.size() - s->size());
+    void addRange(CodeModule& module, uint64_t start, uint64_t end)
+    {
+        if (!module.ranges.empty() && module.ranges.back().end == start)
+            module.ranges.back().end = end;
+        else
+            module.ranges.push_back({ start, end });
     }
-    return name;
-}
 
-struct SectionPair {
-    const mapparse::Section* map;
-    std::string listed; // the listing's name for it
-};
-
-// The listing's name for a map section: the same name, or one the listing cut at its width.
-std::optional<std::string> listedName(const listparse::Listing& listing, const std::string& section)
-{
-    if (listing.sectionSizes.contains(section))
-        return section;
-    for (const std::string& cut : listing.truncatedSections) {
-        if (section.rfind(cut, 0) == 0)
-            return cut;
+    std::string_view baseName(std::string_view path)
+    {
+        const size_t slash = path.rfind('/');
+        return slash == std::string_view::npos ? path : path.substr(slash + 1);
     }
-    return std::nullopt;
-}
 
-// PPE's rule: every code section the map gives the unit has the size the listing shows. The
-// error says which one differs.
-Result<std::vector<SectionPair>> pairSections(const listparse::Listing& listing, const std::string& listingPath,
-    const mapparse::Module& unit)
-{
-    std::vector<SectionPair> pairs;
-    for (const mapparse::Section& s : unit.sections) {
-        const std::optional<std::string> listed = listedName(listing, s.name);
-        if (!listed) {
-            return Error { listingPath, 0,
-                fmt::format("the map's {} has code section {} that the listing does not: a listing of another "
-                            "build, ignored",
-                    unit.name, s.name) };
+    bool endsWith(std::string_view text, std::string_view suffix)
+    {
+        return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+    }
+
+    // Suffixes a compiler's input or output has; a key loses one of each kind.
+    constexpr std::string_view kObjectSuffixes[] = { ".o", ".obj", ".lo", ".lis", ".lst", ".s" };
+    constexpr std::string_view kSourceSuffixes[] = { ".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".f", ".for", ".f77",
+        ".f90", ".f95", ".f03", ".f08", ".F", ".F90", ".F95", ".F03", ".F08", ".s", ".S", ".i", ".ii" };
+
+    std::string_view dropSuffix(std::string_view name, const std::string_view* first, const std::string_view* last)
+    {
+        for (auto s = first; s != last; ++s) {
+            if (endsWith(name, *s))
+                return name.substr(0, name.size() - s->size());
         }
-        if (!listparse::sectionSizeAgrees(listing, *listed, s.size)) {
-            return Error { listingPath, 0,
-                fmt::format("section {} is {} bytes in the listing but {} in the map's {}: a listing of another "
-                            "build, ignored",
-                    s.name, listing.sectionSizes.at(*listed), s.size, unit.name) };
-        }
-        pairs.push_back(SectionPair { &s, *listed });
+        return name;
     }
-    return pairs;
-}
 
-LineTable placeRanges(const listparse::Listing& listing, const std::string& listingPath,
-    const std::vector<SectionPair>& pairs)
-{
-    LineTable table;
-    table.origin = "listing " + listingPath;
-    table.files = listing.files;
-    for (const SectionPair& pair : pairs) {
-        const auto first = std::lower_bound(listing.ranges.begin(), listing.ranges.end(), pair.listed,
-            [](const listparse::CodeRange& r, const std::string& name) { return r.section < name; });
-        for (auto r = first; r != listing.ranges.end() && r->section == pair.listed; ++r) {
-            if (r->offset >= pair.map->size)
+    struct SectionPair {
+        const mapparse::Section* map;
+        std::string listed; // the listing's name for it
+    };
+
+    // The listing's name for a map section: the same name, or one the listing cut at its width.
+    std::optional<std::string> listedName(const listparse::Listing& listing, const std::string& section)
+    {
+        if (listing.sectionSizes.contains(section))
+            return section;
+        for (const std::string& cut : listing.truncatedSections) {
+            if (section.rfind(cut, 0) == 0)
+                return cut;
+        }
+        return std::nullopt;
+    }
+
+    // PPE's rule: every code section the map gives the unit has the size the listing shows. The
+    // error says which one differs.
+    Result<std::vector<SectionPair>> pairSections(
+        const listparse::Listing& listing, const std::string& listingPath, const mapparse::Module& unit)
+    {
+        std::vector<SectionPair> pairs;
+        for (const mapparse::Section& s : unit.sections) {
+            const std::optional<std::string> listed = listedName(listing, s.name);
+            if (!listed) {
+                return Error { listingPath, 0,
+                    fmt::format("the map's {} has code section {} that the listing does not: a listing of another "
+                                "build, ignored",
+                        unit.name, s.name) };
+            }
+            if (!listparse::sectionSizeAgrees(listing, *listed, s.size)) {
+                return Error { listingPath, 0,
+                    fmt::format("section {} is {} bytes in the listing but {} in the map's {}: a listing of another "
+                                "build, ignored",
+                        s.name, listing.sectionSizes.at(*listed), s.size, unit.name) };
+            }
+            pairs.push_back(SectionPair { &s, *listed });
+        }
+        return pairs;
+    }
+
+    LineTable placeRanges(
+        const listparse::Listing& listing, const std::string& listingPath, const std::vector<SectionPair>& pairs)
+    {
+        LineTable table;
+        table.origin = "listing " + listingPath;
+        table.files = listing.files;
+        for (const SectionPair& pair : pairs) {
+            const auto first = std::lower_bound(listing.ranges.begin(), listing.ranges.end(), pair.listed,
+                [](const listparse::CodeRange& r, const std::string& name) { return r.section < name; });
+            for (auto r = first; r != listing.ranges.end() && r->section == pair.listed; ++r) {
+                if (r->offset >= pair.map->size)
+                    continue;
+                const uint64_t end = std::min(r->offset + r->size, pair.map->size);
+                table.ranges.push_back(
+                    LineRange { pair.map->address + r->offset, pair.map->address + end, r->file, r->line });
+            }
+        }
+        std::sort(table.ranges.begin(), table.ranges.end(),
+            [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
+        table.text.resize(table.files.size());
+        table.textPaths.resize(table.files.size());
+        for (const listparse::SourceLine& l : listing.sourceLines) {
+            if (l.file < 0 || size_t(l.file) >= table.text.size() || l.line < 1)
                 continue;
-            const uint64_t end = std::min(r->offset + r->size, pair.map->size);
-            table.ranges.push_back(LineRange { pair.map->address + r->offset, pair.map->address + end, r->file, r->line });
+            std::vector<std::string>& text = table.text[l.file];
+            if (text.size() < size_t(l.line))
+                text.resize(l.line);
+            text[l.line - 1] = l.text;
         }
+        return table;
     }
-    std::sort(table.ranges.begin(), table.ranges.end(),
-        [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
-    table.text.resize(table.files.size());
-    table.textPaths.resize(table.files.size());
-    for (const listparse::SourceLine& l : listing.sourceLines) {
-        if (l.file < 0 || size_t(l.file) >= table.text.size() || l.line < 1)
-            continue;
-        std::vector<std::string>& text = table.text[l.file];
-        if (text.size() < size_t(l.line))
-            text.resize(l.line);
-        text[l.line - 1] = l.text;
-    }
-    return table;
-}
 
 } // namespace
 
 std::string functionOfSection(std::string_view section)
 {
-    static constexpr std::string_view kPrefixes[] = { ".text.startup.", ".text.unlikely.", ".text.hot.",
-        ".text.exit.", ".text." };
-    static constexpr std::string_view kCompilerParts[] = { ".text.startup", ".text.unlikely", ".text.hot",
-        ".text.exit" };
+    static constexpr std::string_view kPrefixes[]
+        = { ".text.startup.", ".text.unlikely.", ".text.hot.", ".text.exit.", ".text." };
+    static constexpr std::string_view kCompilerParts[]
+        = { ".text.startup", ".text.unlikely", ".text.hot", ".text.exit" };
     for (std::string_view part : kCompilerParts) {
         if (section == part)
             return "";
@@ -175,8 +176,8 @@ std::string moduleKey(std::string_view name)
     return std::string(name);
 }
 
-Result<PlacedListing> placeListing(const listparse::Listing& listing, const std::string& listingPath,
-    const mapparse::LinkMap& map)
+Result<PlacedListing> placeListing(
+    const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
 {
     const std::string bySource = listing.primarySource.empty() ? "" : moduleKey(listing.primarySource);
     const std::string byListing = moduleKey(listingPath);
@@ -194,8 +195,8 @@ Result<PlacedListing> placeListing(const listparse::Listing& listing, const std:
         PlacedListing placed { u, placeRanges(listing, listingPath, *pairs), {} };
         for (const auto& entry : listing.sectionSizes) {
             const std::string& section = entry.first;
-            const bool placedSection = std::any_of(
-                pairs->begin(), pairs->end(), [&](const SectionPair& p) { return p.listed == section; });
+            const bool placedSection
+                = std::any_of(pairs->begin(), pairs->end(), [&](const SectionPair& p) { return p.listed == section; });
             if (entry.second > 0 && !placedSection)
                 placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
                                                    "it out",

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <map>
 #include <set>
-#include <fmt/format.h>
 
 namespace ppe {
 
@@ -18,218 +18,220 @@ double binomialErrorPercent(double hits, double n)
 
 namespace {
 
-// A range of code and what owns it (a module, or a line within one module's analysis).
-struct Piece {
-    AddressRange range;
-    size_t owner;
-};
+    // A range of code and what owns it (a module, or a line within one module's analysis).
+    struct Piece {
+        AddressRange range;
+        size_t owner;
+    };
 
-std::vector<Piece> piecesByAddress(const std::vector<CodeModule>& modules)
-{
-    std::vector<Piece> pieces;
-    for (size_t m = 0; m < modules.size(); ++m) {
-        for (const AddressRange& r : modules[m].ranges)
-            pieces.push_back(Piece { r, m });
+    std::vector<Piece> piecesByAddress(const std::vector<CodeModule>& modules)
+    {
+        std::vector<Piece> pieces;
+        for (size_t m = 0; m < modules.size(); ++m) {
+            for (const AddressRange& r : modules[m].ranges)
+                pieces.push_back(Piece { r, m });
+        }
+        std::sort(
+            pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.range.start < b.range.start; });
+        return pieces;
     }
-    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.range.start < b.range.start; });
-    return pieces;
-}
 
-// Spreads one bin over the pieces (sorted, non-overlapping) it overlaps, in proportion to the
-// bytes each owns; returns the part no piece owns.
-double attributeBin(const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits,
-    bool& split)
-{
-    const uint64_t end = bin.address + width;
-    auto first = std::upper_bound(pieces.begin(), pieces.end(), bin.address,
-        [](uint64_t address, const Piece& p) { return address < p.range.start; });
-    if (first != pieces.begin())
-        --first;
-    double owned = 0;
-    size_t owners = 0;
-    for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
-        const uint64_t lo = std::max(bin.address, p->range.start);
-        const uint64_t hi = std::min(end, p->range.end);
-        if (hi <= lo)
-            continue;
-        const double share = double(bin.count) * double(hi - lo) / double(width);
-        hits[p->owner] += share;
-        owned += share;
-        ++owners;
-    }
-    split |= owners > 1;
-    return double(bin.count) - owned;
-}
-
-std::vector<ModuleRow> rankModules(const std::vector<CodeModule>& modules, const std::vector<double>& hits, double n)
-{
-    std::vector<ModuleRow> rows;
-    for (size_t m = 0; m < modules.size(); ++m) {
-        if (hits[m] <= 0)
-            continue;
-        rows.push_back(ModuleRow { m, modules[m].name, hits[m], 100.0 * hits[m] / n, binomialErrorPercent(hits[m], n), 0,
-            modules[m].address(), modules[m].size() });
-    }
-    std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
-        return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;
-    });
-    double accumulated = 0;
-    for (ModuleRow& row : rows) {
-        accumulated += row.hits;
-        row.accumulated = 100.0 * accumulated / n;
-    }
-    return rows;
-}
-
-// The pieces of `table` inside `module`'s code, each owned by its index in `places`, which holds
-// the distinct (file, line) pairs met.
-std::vector<Piece> linePieces(const CodeModule& module, const LineTable& table, std::vector<std::pair<int, int>>& places,
-    std::map<std::pair<int, int>, std::set<int>>* inlinedInto = nullptr)
-{
-    std::map<std::pair<int, int>, size_t> index;
-    std::vector<Piece> pieces;
-    for (const AddressRange& r : module.ranges) {
-        auto it = std::upper_bound(table.ranges.begin(), table.ranges.end(), r.start,
-            [](uint64_t address, const LineRange& l) { return address < l.start; });
-        if (it != table.ranges.begin())
-            --it;
-        for (; it != table.ranges.end() && it->start < r.end; ++it) {
-            const uint64_t lo = std::max(r.start, it->start);
-            const uint64_t hi = std::min(r.end, it->end);
+    // Spreads one bin over the pieces (sorted, non-overlapping) it overlaps, in proportion to the
+    // bytes each owns; returns the part no piece owns.
+    double attributeBin(
+        const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits, bool& split)
+    {
+        const uint64_t end = bin.address + width;
+        auto first = std::upper_bound(pieces.begin(), pieces.end(), bin.address,
+            [](uint64_t address, const Piece& p) { return address < p.range.start; });
+        if (first != pieces.begin())
+            --first;
+        double owned = 0;
+        size_t owners = 0;
+        for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
+            const uint64_t lo = std::max(bin.address, p->range.start);
+            const uint64_t hi = std::min(end, p->range.end);
             if (hi <= lo)
                 continue;
-            const auto [slot, added] = index.try_emplace({ it->file, it->line }, places.size());
-            if (added)
-                places.emplace_back(it->file, it->line);
-            pieces.push_back(Piece { { lo, hi }, slot->second });
-            if (inlinedInto && it->inlinedInto >= 0)
-                (*inlinedInto)[{ it->file, it->line }].insert(it->inlinedInto);
+            const double share = double(bin.count) * double(hi - lo) / double(width);
+            hits[p->owner] += share;
+            owned += share;
+            ++owners;
         }
+        split |= owners > 1;
+        return double(bin.count) - owned;
     }
-    return pieces;
-}
 
-std::string textOf(const LineTable& table, int file, int line)
-{
-    if (size_t(file) >= table.text.size() || line < 1 || size_t(line) > table.text[file].size())
-        return "";
-    return table.text[file][line - 1];
-}
-
-// The first and last line of the table's own file (file 0) that have code in `module`.
-std::pair<int, int> ownSpan(const CodeModule& module, const LineTable& table)
-{
-    std::vector<std::pair<int, int>> places;
-    linePieces(module, table, places);
-    std::pair<int, int> span { 0, 0 };
-    for (const auto& [file, line] : places) {
-        if (file != 0 || line < 1)
-            continue;
-        span.first = span.first ? std::min(span.first, line) : line;
-        span.second = std::max(span.second, line);
-    }
-    return span;
-}
-
-// A function module's text starts after the last line of the function before it in the same
-// file, so that its heading and comments come with it (PPE's /SEPARATE modules).
-int firstLineOfFunction(const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables, size_t m)
-{
-    const CodeModule& module = modules[m];
-    const LineTable& table = tables[module.lineTable];
-    const int first = ownSpan(module, table).first;
-    int after = 0;
-    for (size_t o = 0; o < modules.size(); ++o) {
-        if (o == m || modules[o].lineTable != module.lineTable)
-            continue;
-        const int last = ownSpan(modules[o], table).second;
-        if (last < first)
-            after = std::max(after, last);
-    }
-    return after + 1;
-}
-
-ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
-    const LineTable& table, int firstLine, bool& split)
-{
-    ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, {} };
-    std::vector<std::pair<int, int>> places;
-    std::map<std::pair<int, int>, std::set<int>> inlinedInto;
-    const std::vector<Piece> pieces = linePieces(module, table, places, &inlinedInto);
-    std::vector<double> hits(places.size(), 0.0);
-    for (const Bin& bin : profile.bins)
-        attributeBin(bin, profile.binWidth, pieces, hits, split);
-
-    // file -> line -> (hits, has code)
-    std::map<int, std::map<int, std::pair<double, bool>>> byFile;
-    double lined = 0;
-    for (size_t i = 0; i < places.size(); ++i) {
-        auto& cell = byFile[places[i].first][places[i].second];
-        cell.first += hits[i];
-        cell.second = true;
-        lined += hits[i];
-        out.busiest = std::max(out.busiest, cell.first);
-    }
-    out.withoutLine = std::max(0.0, row.hits - lined);
-
-    double accumulated = 0;
-    auto addRow = [&](FileLines& file, int f, int line, double h, bool code) {
-        accumulated += h;
-        file.rows.push_back(
-            LineRow { line, textOf(table, f, line), h, row.hits > 0 ? 100.0 * accumulated / row.hits : 0, code });
-    };
-    // The module's own file: every line (a compilation unit) or its first to last line of code.
-    const auto& own = byFile[0];
-    int first = 1, last = 0;
-    if (!own.empty()) {
-        last = own.rbegin()->first;
-        if (!module.wholeFile)
-            first = std::max(1, std::min(firstLine, own.begin()->first));
-    }
-    if (module.wholeFile && !table.text.empty())
-        last = std::max(last, int(table.text[0].size()));
-    if (last >= first) {
-        FileLines file { table.files.empty() ? "" : table.files[0], table.textPaths.empty() ? "" : table.textPaths[0],
-            true, {}, {} };
-        if (!module.wholeFile) {
-            while (first < last && !own.contains(first)
-                && textOf(table, 0, first).find_first_not_of(" \t") == std::string::npos)
-                ++first;
-        }
-        for (int line = first; line <= last; ++line) {
-            auto it = own.find(line);
-            addRow(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
-        }
-        out.files.push_back(std::move(file));
-    }
-    // Other files: the lines that took hits, under their own name.
-    for (const auto& [f, lines] : byFile) {
-        if (f == 0)
-            continue;
-        FileLines file { size_t(f) < table.files.size() ? table.files[f] : "",
-            size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", false, {}, {} };
-        std::set<int> callers;
-        for (const auto& [line, cell] : lines) {
-            if (cell.first <= 0)
+    std::vector<ModuleRow> rankModules(
+        const std::vector<CodeModule>& modules, const std::vector<double>& hits, double n)
+    {
+        std::vector<ModuleRow> rows;
+        for (size_t m = 0; m < modules.size(); ++m) {
+            if (hits[m] <= 0)
                 continue;
-            addRow(file, f, line, cell.first, true);
-            if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
-                callers.insert(it->second.begin(), it->second.end());
+            rows.push_back(ModuleRow { m, modules[m].name, hits[m], 100.0 * hits[m] / n,
+                binomialErrorPercent(hits[m], n), 0, modules[m].address(), modules[m].size() });
         }
-        for (int c : callers) {
-            if (size_t(c) < table.functions.size())
-                file.inlinedInto.push_back(table.functions[c]);
+        std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
+            return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;
+        });
+        double accumulated = 0;
+        for (ModuleRow& row : rows) {
+            accumulated += row.hits;
+            row.accumulated = 100.0 * accumulated / n;
         }
-        if (!file.rows.empty())
-            out.files.push_back(std::move(file));
+        return rows;
     }
-    return out;
-}
+
+    // The pieces of `table` inside `module`'s code, each owned by its index in `places`, which holds
+    // the distinct (file, line) pairs met.
+    std::vector<Piece> linePieces(const CodeModule& module, const LineTable& table,
+        std::vector<std::pair<int, int>>& places, std::map<std::pair<int, int>, std::set<int>>* inlinedInto = nullptr)
+    {
+        std::map<std::pair<int, int>, size_t> index;
+        std::vector<Piece> pieces;
+        for (const AddressRange& r : module.ranges) {
+            auto it = std::upper_bound(table.ranges.begin(), table.ranges.end(), r.start,
+                [](uint64_t address, const LineRange& l) { return address < l.start; });
+            if (it != table.ranges.begin())
+                --it;
+            for (; it != table.ranges.end() && it->start < r.end; ++it) {
+                const uint64_t lo = std::max(r.start, it->start);
+                const uint64_t hi = std::min(r.end, it->end);
+                if (hi <= lo)
+                    continue;
+                const auto [slot, added] = index.try_emplace({ it->file, it->line }, places.size());
+                if (added)
+                    places.emplace_back(it->file, it->line);
+                pieces.push_back(Piece { { lo, hi }, slot->second });
+                if (inlinedInto && it->inlinedInto >= 0)
+                    (*inlinedInto)[{ it->file, it->line }].insert(it->inlinedInto);
+            }
+        }
+        return pieces;
+    }
+
+    std::string textOf(const LineTable& table, int file, int line)
+    {
+        if (size_t(file) >= table.text.size() || line < 1 || size_t(line) > table.text[file].size())
+            return "";
+        return table.text[file][line - 1];
+    }
+
+    // The first and last line of the table's own file (file 0) that have code in `module`.
+    std::pair<int, int> ownSpan(const CodeModule& module, const LineTable& table)
+    {
+        std::vector<std::pair<int, int>> places;
+        linePieces(module, table, places);
+        std::pair<int, int> span { 0, 0 };
+        for (const auto& [file, line] : places) {
+            if (file != 0 || line < 1)
+                continue;
+            span.first = span.first ? std::min(span.first, line) : line;
+            span.second = std::max(span.second, line);
+        }
+        return span;
+    }
+
+    // A function module's text starts after the last line of the function before it in the same
+    // file, so that its heading and comments come with it (PPE's /SEPARATE modules).
+    int firstLineOfFunction(const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables, size_t m)
+    {
+        const CodeModule& module = modules[m];
+        const LineTable& table = tables[module.lineTable];
+        const int first = ownSpan(module, table).first;
+        int after = 0;
+        for (size_t o = 0; o < modules.size(); ++o) {
+            if (o == m || modules[o].lineTable != module.lineTable)
+                continue;
+            const int last = ownSpan(modules[o], table).second;
+            if (last < first)
+                after = std::max(after, last);
+        }
+        return after + 1;
+    }
+
+    ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
+        const LineTable& table, int firstLine, bool& split)
+    {
+        ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, {} };
+        std::vector<std::pair<int, int>> places;
+        std::map<std::pair<int, int>, std::set<int>> inlinedInto;
+        const std::vector<Piece> pieces = linePieces(module, table, places, &inlinedInto);
+        std::vector<double> hits(places.size(), 0.0);
+        for (const Bin& bin : profile.bins)
+            attributeBin(bin, profile.binWidth, pieces, hits, split);
+
+        // file -> line -> (hits, has code)
+        std::map<int, std::map<int, std::pair<double, bool>>> byFile;
+        double lined = 0;
+        for (size_t i = 0; i < places.size(); ++i) {
+            auto& cell = byFile[places[i].first][places[i].second];
+            cell.first += hits[i];
+            cell.second = true;
+            lined += hits[i];
+            out.busiest = std::max(out.busiest, cell.first);
+        }
+        out.withoutLine = std::max(0.0, row.hits - lined);
+
+        double accumulated = 0;
+        auto addRow = [&](FileLines& file, int f, int line, double h, bool code) {
+            accumulated += h;
+            file.rows.push_back(
+                LineRow { line, textOf(table, f, line), h, row.hits > 0 ? 100.0 * accumulated / row.hits : 0, code });
+        };
+        // The module's own file: every line (a compilation unit) or its first to last line of code.
+        const auto& own = byFile[0];
+        int first = 1, last = 0;
+        if (!own.empty()) {
+            last = own.rbegin()->first;
+            if (!module.wholeFile)
+                first = std::max(1, std::min(firstLine, own.begin()->first));
+        }
+        if (module.wholeFile && !table.text.empty())
+            last = std::max(last, int(table.text[0].size()));
+        if (last >= first) {
+            FileLines file { table.files.empty() ? "" : table.files[0],
+                table.textPaths.empty() ? "" : table.textPaths[0], true, {}, {} };
+            if (!module.wholeFile) {
+                while (first < last && !own.contains(first)
+                    && textOf(table, 0, first).find_first_not_of(" \t") == std::string::npos)
+                    ++first;
+            }
+            for (int line = first; line <= last; ++line) {
+                auto it = own.find(line);
+                addRow(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
+            }
+            out.files.push_back(std::move(file));
+        }
+        // Other files: the lines that took hits, under their own name.
+        for (const auto& [f, lines] : byFile) {
+            if (f == 0)
+                continue;
+            FileLines file { size_t(f) < table.files.size() ? table.files[f] : "",
+                size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", false, {}, {} };
+            std::set<int> callers;
+            for (const auto& [line, cell] : lines) {
+                if (cell.first <= 0)
+                    continue;
+                addRow(file, f, line, cell.first, true);
+                if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
+                    callers.insert(it->second.begin(), it->second.end());
+            }
+            for (int c : callers) {
+                if (size_t(c) < table.functions.size())
+                    file.inlinedInto.push_back(table.functions[c]);
+            }
+            if (!file.rows.empty())
+                out.files.push_back(std::move(file));
+        }
+        return out;
+    }
 
 } // namespace
 
-std::vector<size_t> modulesForLineAnalysis(const Report& report, const std::vector<CodeModule>& modules,
-    double thresholdPercent)
+std::vector<size_t> modulesForLineAnalysis(
+    const Report& report, const std::vector<CodeModule>& modules, double thresholdPercent)
 {
     std::vector<size_t> selected;
     for (const ModuleRow& row : report.modules) {

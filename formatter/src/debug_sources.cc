@@ -8,126 +8,130 @@ namespace ppe {
 
 namespace {
 
-namespace di = debuginfo;
+    namespace di = debuginfo;
 
-std::string baseName(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string unitPath(const di::CompileUnit& u)
-{
-    if (u.name.empty() || u.name.front() == '/' || u.compDir.empty())
-        return u.name;
-    return u.compDir + "/" + u.name;
-}
-
-// Which compile unit holds an address.
-class UnitIndex {
-public:
-    explicit UnitIndex(const di::DebugInfo& info)
+    std::string baseName(const std::string& path)
     {
-        for (size_t u = 0; u < info.units.size(); ++u) {
-            for (const di::AddressRange& r : info.units[u].ranges)
-                m_ranges.push_back({ r.start, r.end, int(u) });
-        }
-        std::sort(m_ranges.begin(), m_ranges.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
+        const size_t slash = path.rfind('/');
+        return slash == std::string::npos ? path : path.substr(slash + 1);
     }
 
-    int at(uint64_t address) const
+    std::string unitPath(const di::CompileUnit& u)
     {
-        auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), address,
-            [](uint64_t a, const Entry& e) { return a < e.start; });
-        if (it == m_ranges.begin())
-            return -1;
-        --it;
-        return address < it->end ? it->unit : -1;
+        if (u.name.empty() || u.name.front() == '/' || u.compDir.empty())
+            return u.name;
+        return u.compDir + "/" + u.name;
     }
 
-private:
-    struct Entry {
-        uint64_t start, end;
-        int unit;
-    };
-    std::vector<Entry> m_ranges;
-};
-
-// Unit names as a user knows them: the base name of the unit's file, or its name as the
-// compiler had it where two units share a base name.
-std::vector<std::string> unitNames(const di::DebugInfo& info)
-{
-    std::map<std::string, int> uses;
-    for (const di::CompileUnit& u : info.units)
-        ++uses[baseName(u.name)];
-    std::vector<std::string> names;
-    for (const di::CompileUnit& u : info.units)
-        names.push_back(uses[baseName(u.name)] > 1 ? u.name : baseName(u.name));
-    return names;
-}
-
-// One line table per compile unit, from DWARF's rows (line 0, code the compiler made up, stays
-// without a line). Built for all units at once, in one pass over the rows.
-std::vector<LineTable> unitTables(const di::DebugInfo& info, const UnitIndex& index)
-{
-    std::vector<LineTable> tables(info.units.size());
-    std::vector<std::map<int, int>> localFile(info.units.size());
-    std::vector<std::map<int, int>> localFunction(info.units.size());
-    std::map<std::string, int> globalFile;
-    for (size_t f = 0; f < info.files.size(); ++f)
-        globalFile.emplace(info.files[f], int(f));
-    for (size_t u = 0; u < info.units.size(); ++u) {
-        LineTable& t = tables[u];
-        t.origin = "DWARF line table";
-        const std::string own = unitPath(info.units[u]);
-        t.files.push_back(own);
-        if (auto it = globalFile.find(own); it != globalFile.end())
-            localFile[u][it->second] = 0;
-    }
-    for (const di::LineRange& row : info.lines) {
-        if (row.line <= 0 || row.end <= row.start)
-            continue;
-        const int u = index.at(row.start);
-        if (u < 0)
-            continue;
-        LineTable& t = tables[u];
-        auto [file, added] = localFile[u].try_emplace(row.file, int(t.files.size()));
-        if (added)
-            t.files.push_back(size_t(row.file) < info.files.size() ? info.files[row.file] : "?");
-        int caller = -1;
-        if (row.inlined && row.function >= 0 && size_t(row.function) < info.functions.size()) {
-            auto [slot, fresh] = localFunction[u].try_emplace(row.function, int(t.functions.size()));
-            if (fresh)
-                t.functions.push_back(info.functions[row.function].name);
-            caller = slot->second;
-        }
-        if (!t.ranges.empty()) {
-            LineRange& last = t.ranges.back();
-            if (last.end == row.start && last.file == file->second && last.line == row.line && last.inlinedInto == caller) {
-                last.end = row.end;
-                continue;
+    // Which compile unit holds an address.
+    class UnitIndex {
+    public:
+        explicit UnitIndex(const di::DebugInfo& info)
+        {
+            for (size_t u = 0; u < info.units.size(); ++u) {
+                for (const di::AddressRange& r : info.units[u].ranges)
+                    m_ranges.push_back({ r.start, r.end, int(u) });
             }
+            std::sort(
+                m_ranges.begin(), m_ranges.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
         }
-        t.ranges.push_back(LineRange { row.start, row.end, file->second, row.line, caller });
-    }
-    for (LineTable& t : tables) {
-        std::sort(t.ranges.begin(), t.ranges.end(), [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
-        t.text.resize(t.files.size());
-        t.textPaths.resize(t.files.size());
-    }
-    return tables;
-}
 
-std::vector<AddressRange> rangesOf(const std::vector<di::AddressRange>& ranges)
-{
-    std::vector<AddressRange> out;
-    for (const di::AddressRange& r : ranges) {
-        if (r.end > r.start)
-            out.push_back({ r.start, r.end });
+        int at(uint64_t address) const
+        {
+            auto it = std::upper_bound(
+                m_ranges.begin(), m_ranges.end(), address, [](uint64_t a, const Entry& e) { return a < e.start; });
+            if (it == m_ranges.begin())
+                return -1;
+            --it;
+            return address < it->end ? it->unit : -1;
+        }
+
+    private:
+        struct Entry {
+            uint64_t start, end;
+            int unit;
+        };
+        std::vector<Entry> m_ranges;
+    };
+
+    // Unit names as a user knows them: the base name of the unit's file, or its name as the
+    // compiler had it where two units share a base name.
+    std::vector<std::string> unitNames(const di::DebugInfo& info)
+    {
+        std::map<std::string, int> uses;
+        for (const di::CompileUnit& u : info.units)
+            ++uses[baseName(u.name)];
+        std::vector<std::string> names;
+        for (const di::CompileUnit& u : info.units)
+            names.push_back(uses[baseName(u.name)] > 1 ? u.name : baseName(u.name));
+        return names;
     }
-    std::sort(out.begin(), out.end(), [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });
-    return out;
-}
+
+    // One line table per compile unit, from DWARF's rows (line 0, code the compiler made up, stays
+    // without a line). Built for all units at once, in one pass over the rows.
+    std::vector<LineTable> unitTables(const di::DebugInfo& info, const UnitIndex& index)
+    {
+        std::vector<LineTable> tables(info.units.size());
+        std::vector<std::map<int, int>> localFile(info.units.size());
+        std::vector<std::map<int, int>> localFunction(info.units.size());
+        std::map<std::string, int> globalFile;
+        for (size_t f = 0; f < info.files.size(); ++f)
+            globalFile.emplace(info.files[f], int(f));
+        for (size_t u = 0; u < info.units.size(); ++u) {
+            LineTable& t = tables[u];
+            t.origin = "DWARF line table";
+            const std::string own = unitPath(info.units[u]);
+            t.files.push_back(own);
+            if (auto it = globalFile.find(own); it != globalFile.end())
+                localFile[u][it->second] = 0;
+        }
+        for (const di::LineRange& row : info.lines) {
+            if (row.line <= 0 || row.end <= row.start)
+                continue;
+            const int u = index.at(row.start);
+            if (u < 0)
+                continue;
+            LineTable& t = tables[u];
+            auto [file, added] = localFile[u].try_emplace(row.file, int(t.files.size()));
+            if (added)
+                t.files.push_back(size_t(row.file) < info.files.size() ? info.files[row.file] : "?");
+            int caller = -1;
+            if (row.inlined && row.function >= 0 && size_t(row.function) < info.functions.size()) {
+                auto [slot, fresh] = localFunction[u].try_emplace(row.function, int(t.functions.size()));
+                if (fresh)
+                    t.functions.push_back(info.functions[row.function].name);
+                caller = slot->second;
+            }
+            if (!t.ranges.empty()) {
+                LineRange& last = t.ranges.back();
+                if (last.end == row.start && last.file == file->second && last.line == row.line
+                    && last.inlinedInto == caller) {
+                    last.end = row.end;
+                    continue;
+                }
+            }
+            t.ranges.push_back(LineRange { row.start, row.end, file->second, row.line, caller });
+        }
+        for (LineTable& t : tables) {
+            std::sort(t.ranges.begin(), t.ranges.end(),
+                [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
+            t.text.resize(t.files.size());
+            t.textPaths.resize(t.files.size());
+        }
+        return tables;
+    }
+
+    std::vector<AddressRange> rangesOf(const std::vector<di::AddressRange>& ranges)
+    {
+        std::vector<AddressRange> out;
+        for (const di::AddressRange& r : ranges) {
+            if (r.end > r.start)
+                out.push_back({ r.start, r.end });
+        }
+        std::sort(
+            out.begin(), out.end(), [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });
+        return out;
+    }
 
 } // namespace
 
@@ -158,8 +162,8 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
     return out;
 }
 
-size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules, std::vector<LineTable>& tables,
-    std::vector<std::vector<std::string>>& baseDirs)
+size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules,
+    std::vector<LineTable>& tables, std::vector<std::vector<std::string>>& baseDirs)
 {
     const UnitIndex index(info);
     std::vector<LineTable> unit = unitTables(info, index);

@@ -18,47 +18,48 @@ namespace ppe {
 
 namespace {
 
-void note(Messages& m, std::string text) { m.push_back({ Message::Kind::Note, std::move(text) }); }
-void warn(Messages& m, std::string text) { m.push_back({ Message::Kind::Warning, std::move(text) }); }
+    void note(Messages& m, std::string text) { m.push_back({ Message::Kind::Note, std::move(text) }); }
+    void warn(Messages& m, std::string text) { m.push_back({ Message::Kind::Warning, std::move(text) }); }
 
-std::string directoryOf(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-// The files a listing argument names: a shell pattern the shell did not expand ('lib/*.lis') is
-// expanded here.
-std::vector<std::string> expandPattern(const std::string& arg, Messages& messages)
-{
-    if (arg.find_first_of("*?[") == std::string::npos)
-        return { arg };
-    glob_t found {};
-    const int rc = glob(arg.c_str(), 0, nullptr, &found);
-    std::vector<std::string> paths;
-    if (rc == 0) {
-        for (size_t i = 0; i < found.gl_pathc; ++i)
-            paths.emplace_back(found.gl_pathv[i]);
+    std::string directoryOf(const std::string& path)
+    {
+        const size_t slash = path.rfind('/');
+        return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     }
-    globfree(&found);
-    if (paths.empty())
-        warn(messages, fmt::format("{}: no file matches this pattern", arg));
-    return paths;
-}
 
-debuginfo::Options debugOptions(const std::vector<std::string>& debugDirs, bool lines)
-{
-    debuginfo::Options options;
-    options.debugRoots.insert(options.debugRoots.begin(), debugDirs.begin(), debugDirs.end());
-    options.lines = lines;
-    return options;
-}
+    // The files a listing argument names: a shell pattern the shell did not expand ('lib/*.lis') is
+    // expanded here.
+    std::vector<std::string> expandPattern(const std::string& arg, Messages& messages)
+    {
+        if (arg.find_first_of("*?[") == std::string::npos)
+            return { arg };
+        glob_t found {};
+        const int rc = glob(arg.c_str(), 0, nullptr, &found);
+        std::vector<std::string> paths;
+        if (rc == 0) {
+            for (size_t i = 0; i < found.gl_pathc; ++i)
+                paths.emplace_back(found.gl_pathv[i]);
+        }
+        globfree(&found);
+        if (paths.empty())
+            warn(messages, fmt::format("{}: no file matches this pattern", arg));
+        return paths;
+    }
+
+    debuginfo::Options debugOptions(const std::vector<std::string>& debugDirs, bool lines)
+    {
+        debuginfo::Options options;
+        options.debugRoots.insert(options.debugRoots.begin(), debugDirs.begin(), debugDirs.end());
+        options.lines = lines;
+        return options;
+    }
 
 } // namespace
 
 bool sameFile(const std::string& a, const std::string& b)
 {
-    struct stat sa {}, sb {};
+    struct stat sa {
+    }, sb {};
     return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
@@ -70,7 +71,7 @@ LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap&
     std::set<std::pair<dev_t, ino_t>> seen;
     for (const std::string& arg : request.arguments) {
         for (const std::string& path : expandPattern(arg, messages)) {
-            struct stat st {};
+            struct stat st { };
             if (stat(path.c_str(), &st) != 0) {
                 warn(messages, fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
                 continue;
@@ -112,8 +113,9 @@ LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap&
             }
             const std::string& unit = map.modules[placed->unit].name;
             if (auto [it, added] = listingOfUnit.try_emplace(placed->unit, path); !added) {
-                warn(messages, fmt::format("{}: the map's {} already has the listing {}; this one is ignored", path, unit,
-                    it->second));
+                warn(messages,
+                    fmt::format(
+                        "{}: the map's {} already has the listing {}; this one is ignored", path, unit, it->second));
                 continue;
             }
             if (request.verbose) {
@@ -133,8 +135,8 @@ LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap&
     return sources;
 }
 
-Result<std::optional<debuginfo::DebugInfo>> loadImage(const ImageRequest& request, const Profile& profile,
-    Messages& messages)
+Result<std::optional<debuginfo::DebugInfo>> loadImage(
+    const ImageRequest& request, const Profile& profile, Messages& messages)
 {
     const std::string path = request.exe.empty() ? profile.image : request.exe;
     const bool required = request.required || !request.exe.empty();
@@ -169,8 +171,9 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(const ImageRequest& reques
     }
     if (required && info->debugPath.empty()) {
         warn(messages,
-            path + ": no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by build id); "
-                   "modules are the functions of its symbol tables");
+            path
+                + ": no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by build id); "
+                  "modules are the functions of its symbol tables");
     }
     for (const std::string& w : info->warnings)
         warn(messages, w);

@@ -60,8 +60,9 @@ void print(ppe::Messages& messages)
 std::optional<ppe::debuginfo::DebugInfo> image(const Inputs& in, const ppe::Profile& profile, bool required)
 {
     ppe::Messages messages;
-    auto info = ppe::loadImage(
-        ppe::ImageRequest { in.exe, in.profile, in.debugDirs, required, in.ignoreBuildId, in.verbose }, profile, messages);
+    auto info
+        = ppe::loadImage(ppe::ImageRequest { in.exe, in.profile, in.debugDirs, required, in.ignoreBuildId, in.verbose },
+            profile, messages);
     print(messages);
     if (!info)
         fail(info.error().str());
@@ -146,20 +147,20 @@ int main(int argc, char** argv)
     size_t topFunctions = 5;
     std::string by = "unit";
     po::options_description options("Options");
-    options.add_options()("exe,e", po::value(&in.exe), "the executable the profile is of (default: the image it names)")(
-        "by,b", po::value(&by)->default_value("unit"),
-        "without a map: modules are compile units (unit) or functions (function)")(
-        "line-threshold,t", po::value(&threshold)->default_value(1.0, "1"),
+    options.add_options()("exe,e", po::value(&in.exe),
+        "the executable the profile is of (default: the image it names)")("by,b", po::value(&by)->default_value("unit"),
+        "without a map: modules are compile units (unit) or functions (function)")("line-threshold,t",
+        po::value(&threshold)->default_value(1.0, "1"),
         "list the program text of modules with at least this % of the in-range time")(
-        "bar-width,w", po::value(&barWidth)->default_value(40), "characters of the busiest line's bar")(
-        "source-dir,s", po::value(&in.sourceDirs)->composing(),
-        "look for source files here too (by their name and their base name); repeatable")(
-        "debug-dir", po::value(&in.debugDirs)->composing(),
+        "bar-width,w", po::value(&barWidth)->default_value(40), "characters of the busiest line's bar")("source-dir,s",
+        po::value(&in.sourceDirs)->composing(),
+        "look for source files here too (by their name and their base name); repeatable")("debug-dir",
+        po::value(&in.debugDirs)->composing(),
         "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable")(
         "objects-threshold", po::value(&objectThreshold)->default_value(1.0, "1"),
-        "list shared objects with at least this % of all samples")(
-        "top-functions", po::value(&topFunctions)->default_value(5), "functions listed per shared object")(
-        "ignore-build-id", po::bool_switch(&in.ignoreBuildId),
+        "list shared objects with at least this % of all samples")("top-functions",
+        po::value(&topFunctions)->default_value(5),
+        "functions listed per shared object")("ignore-build-id", po::bool_switch(&in.ignoreBuildId),
         "format a profile with an executable of another build (the report may be wrong)")(
         "verbose,v", po::bool_switch(&in.verbose), "say which listing went to which module, and what DWARF was used")(
         "help,h", "print this help and exit")("version,V", "print the version and exit");
@@ -219,8 +220,8 @@ int main(int argc, char** argv)
         modules = ppe::modulesFromMap(map, unitOf);
         profile = loadProfile(in.profile);
         lines = ppe::loadListings(
-            ppe::ListingRequest { { args.begin() + 3, args.end() }, { in.map, in.profile }, in.output, in.verbose }, map,
-            modules, unitOf, messages);
+            ppe::ListingRequest { { args.begin() + 3, args.end() }, { in.map, in.profile }, in.output, in.verbose },
+            map, modules, unitOf, messages);
         print(messages);
         // DWARF fills the gaps: lines for the modules without a listing.
         if (const auto info = image(in, profile, false)) {

@@ -10,183 +10,184 @@ namespace ppe {
 
 namespace {
 
-std::string vmsDate(int64_t seconds)
-{
-    static const char* const kMonths[] = { "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
-        "NOV", "DEC" };
-    const CivilTime t = civilFromUnix(seconds);
-    return fmt::format("{}-{}-{} {:02}:{:02} UTC", t.day, kMonths[t.month - 1], t.year, t.hour, t.minute);
-}
-
-std::string commandLine(const Profile& p)
-{
-    std::string line;
-    for (const std::string& arg : p.command) {
-        if (!line.empty())
-            line += ' ';
-        const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
-        line += plain ? arg : "'" + arg + "'";
+    std::string vmsDate(int64_t seconds)
+    {
+        static const char* const kMonths[]
+            = { "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC" };
+        const CivilTime t = civilFromUnix(seconds);
+        return fmt::format("{}-{}-{} {:02}:{:02} UTC", t.day, kMonths[t.month - 1], t.year, t.hour, t.minute);
     }
-    return line;
-}
 
-std::string intervalText(const Profile& p)
-{
-    const double ms = double(p.interval) / 10000.0;
-    return fmt::format("{:g} ms {}", ms, p.mode == SampleMode::Cpu ? "CPU" : "PC");
-}
-
-uint64_t count(const Profile& p, unsigned c) { return p.counts[c]; }
-
-void header(std::string& out, const Report& r)
-{
-    const Profile& p = r.profile;
-    out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
-    out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
-    out += fmt::format(" Command line: {}\n", commandLine(p));
-    out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {}\n", p.rangeStart,
-        p.rangeEnd - 1, p.rangeEnd - p.rangeStart, intervalText(p));
-    out += fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate,
-        p.achievedRate);
-    if (p.status != ProfileStatus::Complete)
-        out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
-    if (p.binWidth > p.granularity)
-        out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules or "
-                           "lines is split in proportion to the bytes each owns\n",
-            p.binWidth);
-    const uint64_t system = count(p, kShared) + count(p, kVdso);
-    const uint64_t other = count(p, kAnon) + count(p, kUnknown) + count(p, kLost);
-    out += '\n';
-    out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total, system,
-        count(p, kAbove));
-    out += fmt::format("In range count  {:>10} | Other count     {:>10} | Underflow       {:>10}\n", p.inRange(), other,
-        count(p, kBelow));
-    out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
-        p.binWidth, p.maxBin);
-    out += '\n';
-    const double total = p.total ? double(p.total) : 1.0;
-    out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}% Other time {:.2f}%\n",
-        p.cpuUser + p.cpuSystem, 100.0 * double(p.inRange() + count(p, kBelow) + count(p, kAbove)) / total,
-        100.0 * double(system) / total, 100.0 * double(other) / total);
-}
-
-void moduleTable(std::string& out, const Report& r)
-{
-    out += "\nPPE - STATISTIC PRINTOUT IN DECREASING CPU TIME.\n\n";
-    size_t width = 11;
-    for (const ModuleRow& row : r.modules)
-        width = std::max(width, row.name.size());
-    out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width,
-        "Time %", "error", "Acc %", "Hits", "Address", "Size");
-    size_t rank = 0;
-    for (const ModuleRow& row : r.modules) {
-        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
-            row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
-    }
-    if (r.unattributed > 0.5) {
-        const double n = double(r.profile.inRange());
-        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
-            100.0 * r.unattributed / n, binomialErrorPercent(r.unattributed, n), "", r.unattributed);
-    }
-}
-
-std::string baseName(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
-void objectTable(std::string& out, const Report& r)
-{
-    if (r.objects.empty())
-        return;
-    out += "\nPPE - SHARED OBJECTS IN DECREASING TIME, % OF ALL SAMPLES.\n\n";
-    size_t width = 20;
-    for (const ObjectRow& o : r.objects) {
-        width = std::max(width, baseName(o.path).size());
-        for (const FunctionRow& f : o.functions)
-            width = std::max(width, f.name.size() + 2);
-    }
-    width = std::min<size_t>(width, 60);
-    out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %", "error",
-        "Hits", "Path");
-    size_t rank = 0;
-    for (const ObjectRow& o : r.objects) {
-        out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, baseName(o.path), width,
-            o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
-        for (const FunctionRow& f : o.functions) {
-            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2, f.percent,
-                f.error, f.hits);
+    std::string commandLine(const Profile& p)
+    {
+        std::string line;
+        for (const std::string& arg : p.command) {
+            if (!line.empty())
+                line += ' ';
+            const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+            line += plain ? arg : "'" + arg + "'";
         }
-        const double total = r.profile.total ? double(r.profile.total) : 1.0;
-        if (o.moreFunctions)
-            out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
-        if (o.withoutFunction >= 0.5) {
-            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)", width - 2,
-                100.0 * o.withoutFunction / total, binomialErrorPercent(o.withoutFunction, total), o.withoutFunction);
-        }
-        if (!o.note.empty())
-            out += fmt::format("{:>4}     (functions unknown: {})\n", "", o.note);
+        return line;
     }
-}
 
-std::string hitsText(double hits)
-{
-    if (hits > 0 && hits < 0.5)
-        return "<1";
-    return fmt::format("{:.0f}", hits);
-}
+    std::string intervalText(const Profile& p)
+    {
+        const double ms = double(p.interval) / 10000.0;
+        return fmt::format("{:g} ms {}", ms, p.mode == SampleMode::Cpu ? "CPU" : "PC");
+    }
 
-void trimRight(std::string& line)
-{
-    while (!line.empty() && line.back() == ' ')
-        line.pop_back();
-}
+    uint64_t count(const Profile& p, unsigned c) { return p.counts[c]; }
 
-// PPE's program text: hits, a bar scaled to the module's busiest line and the accumulated % of
-// the module's time on each line that took hits; the source text on every line.
-void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options)
-{
-    const unsigned width = options.barWidth;
-    out += fmt::format("\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits,
-        m.origin);
-    auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
-        std::string s;
-        if (hits > 0) {
-            const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
-            s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
-                accumulated, text);
-        } else {
-            s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
-        }
-        trimRight(s);
-        out += s + '\n';
-    };
-    for (const FileLines& file : m.files) {
-        out += "\nFile " + file.name;
-        const bool carried = std::any_of(
-            file.rows.begin(), file.rows.end(), [](const LineRow& r) { return !r.text.empty(); });
-        if (file.textPath.empty())
-            out += carried ? "  (the text as the listing shows it)" : "  (source not found: --source-dir DIR)";
-        else if (file.textPath != file.name)
-            out += "  (text from " + file.textPath + ")";
-        if (!file.own && file.inlinedInto.empty())
-            out += "  (its lines with hits in this module: header or inlined code)";
-        if (!file.own && !file.inlinedInto.empty()) {
-            out += "  (its lines with hits in this module, inlined into ";
-            for (size_t i = 0; i < file.inlinedInto.size(); ++i)
-                out += (i ? ", " : "") + file.inlinedInto[i];
-            out += ')';
-        }
+    void header(std::string& out, const Report& r)
+    {
+        const Profile& p = r.profile;
+        out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
+        out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
+        out += fmt::format(" Command line: {}\n", commandLine(p));
+        out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {}\n", p.rangeStart,
+            p.rangeEnd - 1, p.rangeEnd - p.rangeStart, intervalText(p));
+        out += fmt::format(
+            " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
+        if (p.status != ProfileStatus::Complete)
+            out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
+        if (p.binWidth > p.granularity)
+            out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules or "
+                               "lines is split in proportion to the bytes each owns\n",
+                p.binWidth);
+        const uint64_t system = count(p, kShared) + count(p, kVdso);
+        const uint64_t other = count(p, kAnon) + count(p, kUnknown) + count(p, kLost);
         out += '\n';
-        out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
-        for (const LineRow& r : file.rows)
-            row(std::to_string(r.line), r.hits, r.accumulated, r.text);
+        out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total,
+            system, count(p, kAbove));
+        out += fmt::format("In range count  {:>10} | Other count     {:>10} | Underflow       {:>10}\n", p.inRange(),
+            other, count(p, kBelow));
+        out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
+            p.binWidth, p.maxBin);
+        out += '\n';
+        const double total = p.total ? double(p.total) : 1.0;
+        out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}% Other time {:.2f}%\n",
+            p.cpuUser + p.cpuSystem, 100.0 * double(p.inRange() + count(p, kBelow) + count(p, kAbove)) / total,
+            100.0 * double(system) / total, 100.0 * double(other) / total);
     }
-    if (m.withoutLine >= 0.5)
-        row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
-}
+
+    void moduleTable(std::string& out, const Report& r)
+    {
+        out += "\nPPE - STATISTIC PRINTOUT IN DECREASING CPU TIME.\n\n";
+        size_t width = 11;
+        for (const ModuleRow& row : r.modules)
+            width = std::max(width, row.name.size());
+        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width,
+            "Time %", "error", "Acc %", "Hits", "Address", "Size");
+        size_t rank = 0;
+        for (const ModuleRow& row : r.modules) {
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
+                row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
+        }
+        if (r.unattributed > 0.5) {
+            const double n = double(r.profile.inRange());
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
+                100.0 * r.unattributed / n, binomialErrorPercent(r.unattributed, n), "", r.unattributed);
+        }
+    }
+
+    std::string baseName(const std::string& path)
+    {
+        const size_t slash = path.rfind('/');
+        return slash == std::string::npos ? path : path.substr(slash + 1);
+    }
+
+    // Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
+    void objectTable(std::string& out, const Report& r)
+    {
+        if (r.objects.empty())
+            return;
+        out += "\nPPE - SHARED OBJECTS IN DECREASING TIME, % OF ALL SAMPLES.\n\n";
+        size_t width = 20;
+        for (const ObjectRow& o : r.objects) {
+            width = std::max(width, baseName(o.path).size());
+            for (const FunctionRow& f : o.functions)
+                width = std::max(width, f.name.size() + 2);
+        }
+        width = std::min<size_t>(width, 60);
+        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %",
+            "error", "Hits", "Path");
+        size_t rank = 0;
+        for (const ObjectRow& o : r.objects) {
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, baseName(o.path),
+                width, o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
+            for (const FunctionRow& f : o.functions) {
+                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2,
+                    f.percent, f.error, f.hits);
+            }
+            const double total = r.profile.total ? double(r.profile.total) : 1.0;
+            if (o.moreFunctions)
+                out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
+            if (o.withoutFunction >= 0.5) {
+                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)",
+                    width - 2, 100.0 * o.withoutFunction / total, binomialErrorPercent(o.withoutFunction, total),
+                    o.withoutFunction);
+            }
+            if (!o.note.empty())
+                out += fmt::format("{:>4}     (functions unknown: {})\n", "", o.note);
+        }
+    }
+
+    std::string hitsText(double hits)
+    {
+        if (hits > 0 && hits < 0.5)
+            return "<1";
+        return fmt::format("{:.0f}", hits);
+    }
+
+    void trimRight(std::string& line)
+    {
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+    }
+
+    // PPE's program text: hits, a bar scaled to the module's busiest line and the accumulated % of
+    // the module's time on each line that took hits; the source text on every line.
+    void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options)
+    {
+        const unsigned width = options.barWidth;
+        out += fmt::format(
+            "\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits, m.origin);
+        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
+            std::string s;
+            if (hits > 0) {
+                const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
+                s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
+                    accumulated, text);
+            } else {
+                s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
+            }
+            trimRight(s);
+            out += s + '\n';
+        };
+        for (const FileLines& file : m.files) {
+            out += "\nFile " + file.name;
+            const bool carried
+                = std::any_of(file.rows.begin(), file.rows.end(), [](const LineRow& r) { return !r.text.empty(); });
+            if (file.textPath.empty())
+                out += carried ? "  (the text as the listing shows it)" : "  (source not found: --source-dir DIR)";
+            else if (file.textPath != file.name)
+                out += "  (text from " + file.textPath + ")";
+            if (!file.own && file.inlinedInto.empty())
+                out += "  (its lines with hits in this module: header or inlined code)";
+            if (!file.own && !file.inlinedInto.empty()) {
+                out += "  (its lines with hits in this module, inlined into ";
+                for (size_t i = 0; i < file.inlinedInto.size(); ++i)
+                    out += (i ? ", " : "") + file.inlinedInto[i];
+                out += ')';
+            }
+            out += '\n';
+            out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
+            for (const LineRow& r : file.rows)
+                row(std::to_string(r.line), r.hits, r.accumulated, r.text);
+        }
+        if (m.withoutLine >= 0.5)
+            row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
+    }
 
 } // namespace
 

@@ -6,44 +6,44 @@ namespace ppe::listparse {
 
 namespace {
 
-bool byPlace(const Chunk& a, const Chunk& b)
-{
-    return a.section != b.section ? a.section < b.section : a.offset < b.offset;
-}
+    bool byPlace(const Chunk& a, const Chunk& b)
+    {
+        return a.section != b.section ? a.section < b.section : a.offset < b.offset;
+    }
 
-void addRange(std::vector<CodeRange>& ranges, CodeRange range)
-{
-    if (range.size == 0)
-        return;
-    if (!ranges.empty()) {
-        CodeRange& last = ranges.back();
-        bool continues = last.section == range.section && last.offset + last.size == range.offset;
-        if (continues && last.file == range.file && last.line == range.line) {
-            last.size += range.size;
+    void addRange(std::vector<CodeRange>& ranges, CodeRange range)
+    {
+        if (range.size == 0)
             return;
+        if (!ranges.empty()) {
+            CodeRange& last = ranges.back();
+            bool continues = last.section == range.section && last.offset + last.size == range.offset;
+            if (continues && last.file == range.file && last.line == range.line) {
+                last.size += range.size;
+                return;
+            }
         }
+        ranges.push_back(std::move(range));
     }
-    ranges.push_back(std::move(range));
-}
 
-// Lays out chunks[begin, end), all of one section.
-void layOutSection(
-    const std::vector<Chunk>& chunks, size_t begin, size_t end, const std::vector<int>& indexOfId, CodeLayout& layout)
-{
-    uint64_t sectionEnd = 0;
-    LineRow row;
-    for (size_t i = begin; i < end; ++i) {
-        const Chunk& chunk = chunks[i];
-        uint64_t next = i + 1 < end ? chunks[i + 1].offset : chunk.offset + chunk.shownBytes;
-        sectionEnd = std::max(sectionEnd, next);
-        row = chunk.row.value_or(row);
-        if (row.fileId < 0 || row.line <= 0)
-            continue;
-        CodeRange range { chunk.section, chunk.offset, next - chunk.offset, indexOfId[row.fileId], row.line };
-        addRange(layout.ranges, std::move(range));
+    // Lays out chunks[begin, end), all of one section.
+    void layOutSection(const std::vector<Chunk>& chunks, size_t begin, size_t end, const std::vector<int>& indexOfId,
+        CodeLayout& layout)
+    {
+        uint64_t sectionEnd = 0;
+        LineRow row;
+        for (size_t i = begin; i < end; ++i) {
+            const Chunk& chunk = chunks[i];
+            uint64_t next = i + 1 < end ? chunks[i + 1].offset : chunk.offset + chunk.shownBytes;
+            sectionEnd = std::max(sectionEnd, next);
+            row = chunk.row.value_or(row);
+            if (row.fileId < 0 || row.line <= 0)
+                continue;
+            CodeRange range { chunk.section, chunk.offset, next - chunk.offset, indexOfId[row.fileId], row.line };
+            addRange(layout.ranges, std::move(range));
+        }
+        layout.sizes[chunks[begin].section] = sectionEnd;
     }
-    layout.sizes[chunks[begin].section] = sectionEnd;
-}
 
 } // namespace
 

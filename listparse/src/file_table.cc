@@ -7,13 +7,13 @@ namespace ppe::listparse {
 
 namespace {
 
-std::string_view baseName(std::string_view path)
-{
-    size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
+    std::string_view baseName(std::string_view path)
+    {
+        size_t slash = path.rfind('/');
+        return slash == std::string_view::npos ? path : path.substr(slash + 1);
+    }
 
-bool isQuoted(std::string_view word) { return word.size() >= 2 && word.front() == '"' && word.back() == '"'; }
+    bool isQuoted(std::string_view word) { return word.size() >= 2 && word.front() == '"' && word.back() == '"'; }
 
 } // namespace
 

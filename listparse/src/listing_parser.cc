@@ -8,38 +8,38 @@ namespace ppe::listparse {
 
 namespace {
 
-// gas prints at most this many characters of an input line (listing_rhs_width - 1).
-constexpr size_t kTextWidth = 99;
+    // gas prints at most this many characters of an input line (listing_rhs_width - 1).
+    constexpr size_t kTextWidth = 99;
 
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+    bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-bool isCodeName(std::string_view name)
-{
-    return name == ".text" || startsWith(name, ".text.") || name == ".init" || name == ".fini"
-        || startsWith(name, ".gnu.linkonce.t.");
-}
+    bool isCodeName(std::string_view name)
+    {
+        return name == ".text" || startsWith(name, ".text.") || name == ".init" || name == ".fini"
+            || startsWith(name, ".gnu.linkonce.t.");
+    }
 
-// "ax", "axG" (ELF) or #alloc,#execinstr (Solaris style).
-bool isCodeFlags(std::string_view flags)
-{
-    if (flags.find("execinstr") != std::string_view::npos)
-        return true;
-    return flags.size() >= 2 && flags.front() == '"' && unquote(flags).find('x') != std::string::npos;
-}
+    // "ax", "axG" (ELF) or #alloc,#execinstr (Solaris style).
+    bool isCodeFlags(std::string_view flags)
+    {
+        if (flags.find("execinstr") != std::string_view::npos)
+            return true;
+        return flags.size() >= 2 && flags.front() == '"' && unquote(flags).find('x') != std::string::npos;
+    }
 
-std::optional<uint64_t> alignmentBytes(std::string_view directive, std::string_view args)
-{
-    std::vector<std::string_view> parts = splitAtCommas(args);
-    auto value = parts.empty() ? std::nullopt : parseNumber<uint64_t>(parts[0]);
-    if (!value)
-        return std::nullopt;
-    if (directive == ".p2align")
-        return *value < 64 ? std::optional<uint64_t>(uint64_t(1) << *value) : std::nullopt;
-    // .balign counts bytes; .align does on x86 and ARC but is a power of two on AArch64, where
-    // reading it as bytes only understates the alignment.
-    bool powerOfTwo = *value != 0 && (*value & (*value - 1)) == 0;
-    return powerOfTwo ? value : std::nullopt;
-}
+    std::optional<uint64_t> alignmentBytes(std::string_view directive, std::string_view args)
+    {
+        std::vector<std::string_view> parts = splitAtCommas(args);
+        auto value = parts.empty() ? std::nullopt : parseNumber<uint64_t>(parts[0]);
+        if (!value)
+            return std::nullopt;
+        if (directive == ".p2align")
+            return *value < 64 ? std::optional<uint64_t>(uint64_t(1) << *value) : std::nullopt;
+        // .balign counts bytes; .align does on x86 and ARC but is a power of two on AArch64, where
+        // reading it as bytes only understates the alignment.
+        bool powerOfTwo = *value != 0 && (*value & (*value - 1)) == 0;
+        return powerOfTwo ? value : std::nullopt;
+    }
 
 } // namespace
 

@@ -6,80 +6,80 @@ namespace ppe::listparse {
 
 namespace {
 
-bool isComment(std::string_view s)
-{
-    return s.empty() || s.front() == '#' || s.front() == ';' || s.substr(0, 2) == "//";
-}
-
-// Drops leading "name:" labels (gcc and clang put them on lines of their own, but a label may
-// also precede a statement).
-std::string_view skipLabels(std::string_view s)
-{
-    for (;;) {
-        std::string_view rest = s;
-        std::string_view token = takeToken(rest);
-        if (token.size() < 2 || token.back() != ':' || token.find('"') != std::string_view::npos)
-            return s;
-        s = trimLeft(rest);
+    bool isComment(std::string_view s)
+    {
+        return s.empty() || s.front() == '#' || s.front() == ';' || s.substr(0, 2) == "//";
     }
-}
 
-// Length of the quoted string at the start of `s` (quotes included); 0 when unterminated.
-size_t quotedLength(std::string_view s)
-{
-    for (size_t i = 1; i < s.size(); ++i) {
-        if (s[i] == '\\')
-            ++i;
-        else if (s[i] == '"')
-            return i + 1;
-    }
-    return 0;
-}
-
-template <class IsSeparator>
-std::vector<std::string_view> splitOutsideQuotes(std::string_view args, IsSeparator isSeparator)
-{
-    std::vector<std::string_view> parts;
-    size_t start = 0;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == '"') {
-            size_t length = quotedLength(args.substr(i));
-            i += length ? length - 1 : args.size();
-        } else if (args[i] == '#' && (i == 0 || isBlank(args[i - 1]))) {
-            args = args.substr(0, i);
-            break;
-        } else if (isSeparator(args[i])) {
-            parts.push_back(trim(args.substr(start, i - start)));
-            start = i + 1;
+    // Drops leading "name:" labels (gcc and clang put them on lines of their own, but a label may
+    // also precede a statement).
+    std::string_view skipLabels(std::string_view s)
+    {
+        for (;;) {
+            std::string_view rest = s;
+            std::string_view token = takeToken(rest);
+            if (token.size() < 2 || token.back() != ':' || token.find('"') != std::string_view::npos)
+                return s;
+            s = trimLeft(rest);
         }
     }
-    if (start < args.size())
-        parts.push_back(trim(args.substr(start)));
-    return parts;
-}
 
-unsigned char octalEscape(std::string_view s, size_t& i)
-{
-    unsigned value = 0;
-    for (int digits = 0; digits < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7'; ++digits, ++i)
-        value = value * 8 + unsigned(s[i] - '0');
-    --i;
-    return static_cast<unsigned char>(value);
-}
-
-char simpleEscape(char c)
-{
-    switch (c) {
-    case 'n':
-        return '\n';
-    case 't':
-        return '\t';
-    case 'r':
-        return '\r';
-    default:
-        return c;
+    // Length of the quoted string at the start of `s` (quotes included); 0 when unterminated.
+    size_t quotedLength(std::string_view s)
+    {
+        for (size_t i = 1; i < s.size(); ++i) {
+            if (s[i] == '\\')
+                ++i;
+            else if (s[i] == '"')
+                return i + 1;
+        }
+        return 0;
     }
-}
+
+    template <class IsSeparator>
+    std::vector<std::string_view> splitOutsideQuotes(std::string_view args, IsSeparator isSeparator)
+    {
+        std::vector<std::string_view> parts;
+        size_t start = 0;
+        for (size_t i = 0; i < args.size(); ++i) {
+            if (args[i] == '"') {
+                size_t length = quotedLength(args.substr(i));
+                i += length ? length - 1 : args.size();
+            } else if (args[i] == '#' && (i == 0 || isBlank(args[i - 1]))) {
+                args = args.substr(0, i);
+                break;
+            } else if (isSeparator(args[i])) {
+                parts.push_back(trim(args.substr(start, i - start)));
+                start = i + 1;
+            }
+        }
+        if (start < args.size())
+            parts.push_back(trim(args.substr(start)));
+        return parts;
+    }
+
+    unsigned char octalEscape(std::string_view s, size_t& i)
+    {
+        unsigned value = 0;
+        for (int digits = 0; digits < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7'; ++digits, ++i)
+            value = value * 8 + unsigned(s[i] - '0');
+        --i;
+        return static_cast<unsigned char>(value);
+    }
+
+    char simpleEscape(char c)
+    {
+        switch (c) {
+        case 'n':
+            return '\n';
+        case 't':
+            return '\t';
+        case 'r':
+            return '\r';
+        default:
+            return c;
+        }
+    }
 
 } // namespace
 

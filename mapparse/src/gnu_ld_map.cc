@@ -10,11 +10,11 @@ namespace ppe::mapparse {
 
 namespace {
 
-bool hasOutputStatement(const std::vector<MapLine>& lines, std::size_t begin)
-{
-    return std::any_of(lines.begin() + std::ptrdiff_t(begin), lines.end(),
-        [](const MapLine& l) { return l.text.starts_with("OUTPUT("); });
-}
+    bool hasOutputStatement(const std::vector<MapLine>& lines, std::size_t begin)
+    {
+        return std::any_of(lines.begin() + std::ptrdiff_t(begin), lines.end(),
+            [](const MapLine& l) { return l.text.starts_with("OUTPUT("); });
+    }
 
 } // namespace
 

@@ -8,75 +8,75 @@ namespace ppe::mapparse {
 
 namespace {
 
-// One statement of the memory map; a name too long for its column is printed alone and its
-// numbers go on the next line, which this joins back.
-struct Statement {
-    std::size_t indent = 0; // 0: output section (or LOAD, OUTPUT(...)), 1: input section or pattern
-    std::string_view name;
-    std::string_view rest; // "ADDRESS SIZE FILE" for an input section
-    std::size_t line = 0; // of `rest`
-};
+    // One statement of the memory map; a name too long for its column is printed alone and its
+    // numbers go on the next line, which this joins back.
+    struct Statement {
+        std::size_t indent = 0; // 0: output section (or LOAD, OUTPUT(...)), 1: input section or pattern
+        std::string_view name;
+        std::string_view rest; // "ADDRESS SIZE FILE" for an input section
+        std::size_t line = 0; // of `rest`
+    };
 
-bool isAddressAndSize(const MapLine& line)
-{
-    const auto w = words(line.text);
-    return leadingSpaces(line.text) >= 2 && w.size() >= 2 && parsePrefixedHex(w[0]) && parsePrefixedHex(w[1]);
-}
+    bool isAddressAndSize(const MapLine& line)
+    {
+        const auto w = words(line.text);
+        return leadingSpaces(line.text) >= 2 && w.size() >= 2 && parsePrefixedHex(w[0]) && parsePrefixedHex(w[1]);
+    }
 
-bool isWrapped(const std::vector<MapLine>& lines, std::size_t i)
-{
-    return words(lines[i].text).size() == 1 && i + 1 < lines.size() && isAddressAndSize(lines[i + 1]);
-}
+    bool isWrapped(const std::vector<MapLine>& lines, std::size_t i)
+    {
+        return words(lines[i].text).size() == 1 && i + 1 < lines.size() && isAddressAndSize(lines[i + 1]);
+    }
 
-std::string_view afterFirstWord(std::string_view text)
-{
-    text = trim(text);
-    const std::size_t end = text.find_first_of(" \t");
-    return end == std::string_view::npos ? std::string_view() : trim(text.substr(end));
-}
+    std::string_view afterFirstWord(std::string_view text)
+    {
+        text = trim(text);
+        const std::size_t end = text.find_first_of(" \t");
+        return end == std::string_view::npos ? std::string_view() : trim(text.substr(end));
+    }
 
-// Reads the statement starting at lines[i]; advances i past a joined continuation line.
-Statement readStatement(const std::vector<MapLine>& lines, std::size_t& i)
-{
-    const MapLine& line = lines[i];
-    Statement s { leadingSpaces(line.text), words(line.text).front(), afterFirstWord(line.text), line.number };
-    if (!isWrapped(lines, i))
+    // Reads the statement starting at lines[i]; advances i past a joined continuation line.
+    Statement readStatement(const std::vector<MapLine>& lines, std::size_t& i)
+    {
+        const MapLine& line = lines[i];
+        Statement s { leadingSpaces(line.text), words(line.text).front(), afterFirstWord(line.text), line.number };
+        if (!isWrapped(lines, i))
+            return s;
+        ++i;
+        s.rest = trim(lines[i].text);
+        s.line = lines[i].number;
         return s;
-    ++i;
-    s.rest = trim(lines[i].text);
-    s.line = lines[i].number;
-    return s;
-}
+    }
 
-bool isStatementLine(const MapLine& line) { return leadingSpaces(line.text) <= 1 && !isBlank(line.text); }
+    bool isStatementLine(const MapLine& line) { return leadingSpaces(line.text) <= 1 && !isBlank(line.text); }
 
-// Patterns ("*(.text .text.*)"), "*fill*" and gold's "** fill", "** PLT", ... are no input sections.
-bool isPattern(const Statement& s) { return s.name.starts_with('*'); }
+    // Patterns ("*(.text .text.*)"), "*fill*" and gold's "** fill", "** PLT", ... are no input sections.
+    bool isPattern(const Statement& s) { return s.name.starts_with('*'); }
 
-struct Cursor {
-    std::string_view outputSection;
-    InputSections sections;
-};
+    struct Cursor {
+        std::string_view outputSection;
+        InputSections sections;
+    };
 
-// "ADDRESS SIZE FILE": a statement whose rest does not start with an address is a pattern
-// statement of a linker script ("crtbegin.o(.ctors)") and is skipped.
-Result<bool> addInputSection(const Statement& s, Cursor& cursor, std::string_view fileName)
-{
-    const auto w = words(s.rest);
-    if (w.empty() || !parsePrefixedHex(w[0]))
-        return false;
-    const auto address = parsePrefixedHex(w[0]);
-    const auto size = w.size() >= 2 ? parsePrefixedHex(w[1]) : std::nullopt;
-    if (!size)
-        return mapError(fileName, s.line, "cannot parse input section line (expected ADDRESS SIZE FILE)");
-    if (*size > UINT64_MAX - *address)
-        return mapError(fileName, s.line, "input section extends beyond the address space");
-    const std::string_view path = afterFirstWord(afterFirstWord(s.rest));
-    if (path.empty())
-        return false;
-    cursor.sections.push_back({ path, s.name, cursor.outputSection, *address, *size, s.line });
-    return true;
-}
+    // "ADDRESS SIZE FILE": a statement whose rest does not start with an address is a pattern
+    // statement of a linker script ("crtbegin.o(.ctors)") and is skipped.
+    Result<bool> addInputSection(const Statement& s, Cursor& cursor, std::string_view fileName)
+    {
+        const auto w = words(s.rest);
+        if (w.empty() || !parsePrefixedHex(w[0]))
+            return false;
+        const auto address = parsePrefixedHex(w[0]);
+        const auto size = w.size() >= 2 ? parsePrefixedHex(w[1]) : std::nullopt;
+        if (!size)
+            return mapError(fileName, s.line, "cannot parse input section line (expected ADDRESS SIZE FILE)");
+        if (*size > UINT64_MAX - *address)
+            return mapError(fileName, s.line, "input section extends beyond the address space");
+        const std::string_view path = afterFirstWord(afterFirstWord(s.rest));
+        if (path.empty())
+            return false;
+        cursor.sections.push_back({ path, s.name, cursor.outputSection, *address, *size, s.line });
+        return true;
+    }
 
 } // namespace
 

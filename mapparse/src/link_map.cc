@@ -12,20 +12,20 @@ namespace ppe::mapparse {
 
 namespace {
 
-Result<InputSections> parseDialect(Dialect dialect, const std::vector<MapLine>& lines, std::string_view fileName)
-{
-    switch (dialect) {
-    case Dialect::GnuLd:
-        return parseGnuLdMap(lines, fileName);
-    case Dialect::Gold:
-        return parseGoldMap(lines, fileName);
-    case Dialect::Lld:
-        return parseLldMap(lines, fileName);
-    case Dialect::Mold:
-        return parseMoldMap(lines, fileName);
+    Result<InputSections> parseDialect(Dialect dialect, const std::vector<MapLine>& lines, std::string_view fileName)
+    {
+        switch (dialect) {
+        case Dialect::GnuLd:
+            return parseGnuLdMap(lines, fileName);
+        case Dialect::Gold:
+            return parseGoldMap(lines, fileName);
+        case Dialect::Lld:
+            return parseLldMap(lines, fileName);
+        case Dialect::Mold:
+            return parseMoldMap(lines, fileName);
+        }
+        return mapError(fileName, 0, "unknown linker map dialect");
     }
-    return mapError(fileName, 0, "unknown linker map dialect");
-}
 
 } // namespace
 

@@ -7,31 +7,32 @@ namespace ppe::mapparse {
 
 namespace {
 
-bool isNameOrChild(std::string_view name, std::string_view prefix)
-{
-    return name == prefix || (name.starts_with(prefix) && name.size() > prefix.size() && name[prefix.size()] == '.');
-}
+    bool isNameOrChild(std::string_view name, std::string_view prefix)
+    {
+        return name == prefix
+            || (name.starts_with(prefix) && name.size() > prefix.size() && name[prefix.size()] == '.');
+    }
 
-bool isWanted(const InputSection& s) { return s.size > 0 && isCodeSection(s.name) && !isLinkerMade(s.path); }
+    bool isWanted(const InputSection& s) { return s.size > 0 && isCodeSection(s.name) && !isLinkerMade(s.path); }
 
-Section toSection(const InputSection& s)
-{
-    return { std::string(s.name), std::string(s.outputSection), s.address, s.size };
-}
+    Section toSection(const InputSection& s)
+    {
+        return { std::string(s.name), std::string(s.outputSection), s.address, s.size };
+    }
 
-bool addressOrder(const Section& a, const Section& b)
-{
-    if (a.address != b.address)
-        return a.address < b.address;
-    return a.name < b.name;
-}
+    bool addressOrder(const Section& a, const Section& b)
+    {
+        if (a.address != b.address)
+            return a.address < b.address;
+        return a.name < b.name;
+    }
 
-bool startsBefore(const Module& a, const Module& b)
-{
-    if (a.start() != b.start())
-        return a.start() < b.start();
-    return a.path < b.path;
-}
+    bool startsBefore(const Module& a, const Module& b)
+    {
+        if (a.start() != b.start())
+            return a.start() < b.start();
+        return a.path < b.path;
+    }
 
 } // namespace
 

@@ -6,22 +6,22 @@ namespace ppe::mapparse {
 
 namespace {
 
-std::optional<uint64_t> parseWhole(std::string_view word, int base)
-{
-    if (word.empty() || word.front() == '-' || word.front() == '+')
-        return std::nullopt;
-    uint64_t value = 0;
-    const char* end = word.data() + word.size();
-    const auto [ptr, ec] = std::from_chars(word.data(), end, value, base);
-    if (ec != std::errc() || ptr != end)
-        return std::nullopt;
-    return value;
-}
+    std::optional<uint64_t> parseWhole(std::string_view word, int base)
+    {
+        if (word.empty() || word.front() == '-' || word.front() == '+')
+            return std::nullopt;
+        uint64_t value = 0;
+        const char* end = word.data() + word.size();
+        const auto [ptr, ec] = std::from_chars(word.data(), end, value, base);
+        if (ec != std::errc() || ptr != end)
+            return std::nullopt;
+        return value;
+    }
 
-bool hasHexPrefix(std::string_view word)
-{
-    return word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X');
-}
+    bool hasHexPrefix(std::string_view word)
+    {
+        return word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X');
+    }
 
 } // namespace
 

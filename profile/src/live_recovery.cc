@@ -15,39 +15,39 @@ namespace ppe {
 
 namespace {
 
-struct PcSlotView {
-    uint64_t pc;
-    uint64_t count;
-};
+    struct PcSlotView {
+        uint64_t pc;
+        uint64_t count;
+    };
 
-std::string validate(const std::string& bytes, const LiveFileHeader& h)
-{
-    if (bytes.size() < sizeof(LiveFileHeader) || std::memcmp(h.magic, kLiveMagic, sizeof(kLiveMagic)) != 0)
-        return "not a ppe live profile";
-    if (h.recordSize != sizeof(ProfileRecord))
-        return "written by another version of libppe (record size " + std::to_string(h.recordSize) + ")";
-    if (h.fileSize != bytes.size())
-        return "truncated (" + std::to_string(bytes.size()) + " of " + std::to_string(h.fileSize) + " bytes)";
-    if (h.recordOffset + sizeof(ProfileRecord) > h.binsOffset || h.binsOffset > h.pcsOffset
-        || h.pcSlotSize != sizeof(PcSlotView) || h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize > h.fileSize)
-        return "inconsistent layout";
-    return "";
-}
+    std::string validate(const std::string& bytes, const LiveFileHeader& h)
+    {
+        if (bytes.size() < sizeof(LiveFileHeader) || std::memcmp(h.magic, kLiveMagic, sizeof(kLiveMagic)) != 0)
+            return "not a ppe live profile";
+        if (h.recordSize != sizeof(ProfileRecord))
+            return "written by another version of libppe (record size " + std::to_string(h.recordSize) + ")";
+        if (h.fileSize != bytes.size())
+            return "truncated (" + std::to_string(bytes.size()) + " of " + std::to_string(h.fileSize) + " bytes)";
+        if (h.recordOffset + sizeof(ProfileRecord) > h.binsOffset || h.binsOffset > h.pcsOffset
+            || h.pcSlotSize != sizeof(PcSlotView) || h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize > h.fileSize)
+            return "inconsistent layout";
+        return "";
+    }
 
-// The counters were live: make the totals agree with the bins and the table, as they would have
-// at a clean end.
-void settleCounts(ProfileRecord& r, const uint32_t* bins, const PcSlotView* pcs, uint32_t slots)
-{
-    uint64_t binned = 0;
-    for (uint64_t i = 0; i < r.layout.count; ++i)
-        binned += bins[i];
-    r.counts[kInRange] = binned + r.saturated;
-    uint64_t outside = 0;
-    for (uint32_t i = 0; i < slots; ++i)
-        outside += pcs[i].count;
-    r.counts[kShared] = r.counts[kVdso] = r.counts[kAnon] = 0;
-    r.counts[kUnknown] = outside;
-}
+    // The counters were live: make the totals agree with the bins and the table, as they would have
+    // at a clean end.
+    void settleCounts(ProfileRecord& r, const uint32_t* bins, const PcSlotView* pcs, uint32_t slots)
+    {
+        uint64_t binned = 0;
+        for (uint64_t i = 0; i < r.layout.count; ++i)
+            binned += bins[i];
+        r.counts[kInRange] = binned + r.saturated;
+        uint64_t outside = 0;
+        for (uint32_t i = 0; i < slots; ++i)
+            outside += pcs[i].count;
+        r.counts[kShared] = r.counts[kVdso] = r.counts[kAnon] = 0;
+        r.counts[kUnknown] = outside;
+    }
 
 } // namespace
 

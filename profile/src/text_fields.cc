@@ -8,48 +8,48 @@ namespace ppe {
 
 namespace {
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-// Reads a quoted token starting at line[i] == '"'; advances i past the closing quote.
-std::optional<std::string> readQuoted(std::string_view line, size_t& i)
-{
-    std::string out;
-    for (++i; i < line.size(); ++i) {
-        const char c = line[i];
-        if (c == '"') {
-            ++i;
-            return out;
-        }
-        if (c != '\\') {
-            out += c;
-            continue;
-        }
-        if (++i == line.size())
-            return std::nullopt;
-        const char e = line[i];
-        if (e == 'n')
-            out += '\n';
-        else if (e == 't')
-            out += '\t';
-        else if (e == '\\' || e == '"')
-            out += e;
-        else if (e == 'x' && i + 2 < line.size() && hexValue(line[i + 1]) >= 0 && hexValue(line[i + 2]) >= 0) {
-            out += char(hexValue(line[i + 1]) * 16 + hexValue(line[i + 2]));
-            i += 2;
-        } else
-            return std::nullopt;
+    int hexValue(char c)
+    {
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        if (c >= 'a' && c <= 'f')
+            return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+            return c - 'A' + 10;
+        return -1;
     }
-    return std::nullopt;
-}
+
+    // Reads a quoted token starting at line[i] == '"'; advances i past the closing quote.
+    std::optional<std::string> readQuoted(std::string_view line, size_t& i)
+    {
+        std::string out;
+        for (++i; i < line.size(); ++i) {
+            const char c = line[i];
+            if (c == '"') {
+                ++i;
+                return out;
+            }
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (++i == line.size())
+                return std::nullopt;
+            const char e = line[i];
+            if (e == 'n')
+                out += '\n';
+            else if (e == 't')
+                out += '\t';
+            else if (e == '\\' || e == '"')
+                out += e;
+            else if (e == 'x' && i + 2 < line.size() && hexValue(line[i + 1]) >= 0 && hexValue(line[i + 2]) >= 0) {
+                out += char(hexValue(line[i + 1]) * 16 + hexValue(line[i + 2]));
+                i += 2;
+            } else
+                return std::nullopt;
+        }
+        return std::nullopt;
+    }
 
 } // namespace
 
@@ -118,8 +118,8 @@ std::optional<double> parseFixed(std::string_view text)
 std::optional<int64_t> parseUtc(std::string_view text)
 {
     // YYYY-MM-DDTHH:MM:SSZ
-    if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':'
-        || text[16] != ':' || text[19] != 'Z')
+    if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':'
+        || text[19] != 'Z')
         return std::nullopt;
     const auto year = parseUnsigned(text.substr(0, 4));
     const auto month = parseUnsigned(text.substr(5, 2));
@@ -127,11 +127,11 @@ std::optional<int64_t> parseUtc(std::string_view text)
     const auto hour = parseUnsigned(text.substr(11, 2));
     const auto minute = parseUnsigned(text.substr(14, 2));
     const auto second = parseUnsigned(text.substr(17, 2));
-    if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 || *day < 1
-        || *day > 31 || *hour > 23 || *minute > 59 || *second > 60)
+    if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 || *day < 1 || *day > 31
+        || *hour > 23 || *minute > 59 || *second > 60)
         return std::nullopt;
-    return unixFromCivil(CivilTime { int64_t(*year), unsigned(*month), unsigned(*day), unsigned(*hour),
-        unsigned(*minute), unsigned(*second) });
+    return unixFromCivil(CivilTime {
+        int64_t(*year), unsigned(*month), unsigned(*day), unsigned(*hour), unsigned(*minute), unsigned(*second) });
 }
 
 std::optional<std::string> parseBuildId(std::string_view text)

@@ -32,14 +32,22 @@ int main(int argc, char** argv)
     const char* how = argc > 1 ? argv[1] : "return";
     work((argc > 2 ? atol(argv[2]) : 1) * 100000000L);
     fflush(stdout);
-    if (!strcmp(how, "exit")) exit(3);
-    if (!strcmp(how, "_exit")) _exit(4);
-    if (!strcmp(how, "_Exit")) _Exit(5);
-    if (!strcmp(how, "abort")) abort();
-    if (!strcmp(how, "segv")) *(volatile int*)16 = 1;
-    if (!strcmp(how, "fpe")) g_sink = g_seven / g_zero; /* idiv traps */
-    if (!strcmp(how, "ill")) __builtin_trap();
-    if (!strcmp(how, "exec")) execl("/bin/true", "true", (char*)NULL);
+    if (!strcmp(how, "exit"))
+        exit(3);
+    if (!strcmp(how, "_exit"))
+        _exit(4);
+    if (!strcmp(how, "_Exit"))
+        _Exit(5);
+    if (!strcmp(how, "abort"))
+        abort();
+    if (!strcmp(how, "segv"))
+        *(volatile int*)16 = 1;
+    if (!strcmp(how, "fpe"))
+        g_sink = g_seven / g_zero; /* idiv traps */
+    if (!strcmp(how, "ill"))
+        __builtin_trap();
+    if (!strcmp(how, "exec"))
+        execl("/bin/true", "true", (char*)NULL);
     if (!strcmp(how, "execvp")) {
         char* args[] = { "true", NULL };
         execvp("true", args);
@@ -53,9 +61,12 @@ int main(int argc, char** argv)
         raise(SIGHUP);
         return 6;
     }
-    static const struct { const char* name; int sig; } kSignals[] = { { "term", SIGTERM }, { "int", SIGINT },
-        { "hup", SIGHUP }, { "xcpu", SIGXCPU }, { "usr1", SIGUSR1 }, { "usr2", SIGUSR2 }, { "pipe", SIGPIPE },
-        { "quit", SIGQUIT }, { "alrm", SIGALRM }, { "kill", SIGKILL } };
+    static const struct {
+        const char* name;
+        int sig;
+    } kSignals[]
+        = { { "term", SIGTERM }, { "int", SIGINT }, { "hup", SIGHUP }, { "xcpu", SIGXCPU }, { "usr1", SIGUSR1 },
+              { "usr2", SIGUSR2 }, { "pipe", SIGPIPE }, { "quit", SIGQUIT }, { "alrm", SIGALRM }, { "kill", SIGKILL } };
     for (unsigned i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i) {
         if (!strcmp(how, kSignals[i].name))
             kill(getpid(), kSignals[i].sig);

@@ -12,146 +12,68 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace ppe::testing {
 namespace {
 
-struct Ending {
-    const char* how;
-    const char* reason; // end-reason in the profile; nullptr: no profile expected
-};
+    struct Ending {
+        const char* how;
+        const char* reason; // end-reason in the profile; nullptr: no profile expected
+    };
 
-void PrintTo(const Ending& e, std::ostream* os) { *os << e.how; }
+    void PrintTo(const Ending& e, std::ostream* os) { *os << e.how; }
 
-class EndingTest : public ::testing::TestWithParam<Ending> {
-protected:
-    TempDir m_dir;
-};
+    class EndingTest : public ::testing::TestWithParam<Ending> {
+    protected:
+        TempDir m_dir;
+    };
 
-TEST_P(EndingTest, ProfileIsWrittenAndTheEndingIsUnchanged)
-{
-    const Ending& e = GetParam();
-    const RunResult bare = runProgram({ PPE_ENDINGS, e.how }, { { "PPE_ON", "", true } }, m_dir.path());
-    const std::string out = m_dir.file("end.ppe");
-    const RunResult profiled = runProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, e.how }, {},
-        m_dir.path());
-    EXPECT_EQ(profiled.exited, bare.exited) << profiled.err;
-    EXPECT_EQ(profiled.status, bare.status) << profiled.err;
-    EXPECT_EQ(profiled.signal, bare.signal) << profiled.err;
-    EXPECT_EQ(profiled.coreDumped, bare.coreDumped) << profiled.err;
-    // An exec'd program inherits PPE_OUT: its own profile takes the plain name, ours is the backup.
-    const bool exec = std::string(e.reason) == "exec";
-    auto profile = readProfile(exec ? out + ".~1~" : out);
-    ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
-    EXPECT_EQ(profile->endReason, e.reason);
-    const FunctionSymbol work = findFunction(functionSymbols(PPE_ENDINGS), "work");
-    uint64_t inWork = 0;
-    for (const Bin& b : profile->bins)
-        inWork += b.address >= work.address && b.address < work.address + work.size ? b.count : 0;
-    EXPECT_GT(inWork, 20u) << "the work before the ending was sampled";
-    EXPECT_NE(profiled.err.find("ppe: output file is " + out), std::string::npos) << profiled.err;
-    if (exec) {
-        auto successor = readProfile(out);
-        ASSERT_TRUE(successor) << successor.error().str();
-        EXPECT_EQ(successor->command.at(0), "true") << "the new image is profiled in its turn";
-    }
-}
-
-INSTANTIATE_TEST_SUITE_P(Endings, EndingTest,
-    ::testing::Values(Ending { "return", "exit" }, Ending { "exit", "exit" }, Ending { "_exit", "_exit" },
-        Ending { "_Exit", "_exit" }, Ending { "abort", "signal 6" }, Ending { "segv", "signal 11" },
-        Ending { "fpe", "signal 8" }, Ending { "ill", "signal 4" }, Ending { "term", "signal 15" },
-        Ending { "int", "signal 2" }, Ending { "hup", "signal 1" }, Ending { "xcpu", "signal 24" },
-        Ending { "usr1", "signal 10" }, Ending { "usr2", "signal 12" }, Ending { "pipe", "signal 13" },
-        Ending { "quit", "signal 3" }, Ending { "alrm", "signal 14" }, Ending { "exec", "exec" },
-        Ending { "execvp", "exec" }, Ending { "own-term", "_exit" }, Ending { "ignored-hup", "exit" }),
-    [](const auto& info) {
-        std::string name = info.param.how;
-        for (char& c : name)
-            c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        return name;
-    });
-
-} // namespace
-} // namespace ppe::testing
-
-namespace ppe::testing {
-namespace {
-
-std::string findLiveFile(const std::string& dir)
-{
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        if (entry.path().extension() == ".live")
-            return entry.path().string();
-    }
-    return "";
-}
-
-// SIGKILL runs no handler at all: the samples survive in the live file, and `ppe --recover`
-// turns it into a profile marked recovered.
-TEST(SigkillTest, TheLiveFileKeepsEverySample)
-{
-    TempDir dir;
-    const std::string out = dir.file("killed.ppe");
-    const RunResult killed = runProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "kill", "3" });
-    ASSERT_FALSE(killed.exited);
-    ASSERT_EQ(killed.signal, SIGKILL);
-    EXPECT_FALSE(fileExists(out));
-    const std::string live = findLiveFile(dir.path());
-    ASSERT_FALSE(live.empty()) << "no live file left behind";
-    const RunResult recovered = runProgram({ PPE_LAUNCHER, "--recover", live });
-    ASSERT_EQ(recovered.status, 0) << recovered.err;
-    auto profile = readProfile(out);
-    ASSERT_TRUE(profile) << profile.error().str();
-    EXPECT_EQ(profile->status, ProfileStatus::Recovered);
-    EXPECT_EQ(profile->endReason, "killed");
-    EXPECT_GE(profile->endTime, profile->startTime);
-    // Every CPU second at 2 kHz is in the file (perf-task-clock samples user time: allow 25 %).
-    if (profile->mechanism == "perf-task-clock") {
-        const double expected = killed.cpuSeconds * 2000.0;
-        EXPECT_GT(double(profile->total), 0.75 * expected) << killed.cpuSeconds << " s of CPU";
-        EXPECT_LT(double(profile->total), 1.1 * expected) << killed.cpuSeconds << " s of CPU";
-    }
-    EXPECT_TRUE(fileExists(live)) << "recovery does not delete what it read";
-    const RunResult bad = runProgram({ PPE_LAUNCHER, "--recover", PPE_ENDINGS, "-o", dir.file("x.ppe") });
-    EXPECT_EQ(bad.status, 1);
-    EXPECT_NE(bad.err.find("not a ppe live profile"), std::string::npos) << bad.err;
-}
-
-// Killed at a point chosen while it runs (once the live file holds a sample count picked at
-// random): the recovered profile holds at least every sample taken before the kill.
-TEST(SigkillTest, KilledAtARandomPointLosesNothingBeforeIt)
-{
-    TempDir dir;
-    std::srand(unsigned(::getpid()));
-    const uint64_t target = 500 + uint64_t(std::rand() % 1500);
-    const Running running = startProgram({ PPE_LAUNCHER, "-o", dir.file("long.ppe"), "--mode", "cpu", PPE_ENDINGS,
-        "return", "200" });
-    uint64_t seen = 0;
-    std::string live;
-    for (int polls = 0; polls < 20000 && seen < target; ++polls) {
-        if (live.empty())
-            live = findLiveFile(dir.path());
-        if (!live.empty()) {
-            auto text = recoverLiveFile(live);
-            auto p = text ? parseProfile(*text, live) : Result<Profile>(Error { live, 0, "unreadable" });
-            seen = p ? p->inRange() : 0;
+    TEST_P(EndingTest, ProfileIsWrittenAndTheEndingIsUnchanged)
+    {
+        const Ending& e = GetParam();
+        const RunResult bare = runProgram({ PPE_ENDINGS, e.how }, { { "PPE_ON", "", true } }, m_dir.path());
+        const std::string out = m_dir.file("end.ppe");
+        const RunResult profiled
+            = runProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, e.how }, {}, m_dir.path());
+        EXPECT_EQ(profiled.exited, bare.exited) << profiled.err;
+        EXPECT_EQ(profiled.status, bare.status) << profiled.err;
+        EXPECT_EQ(profiled.signal, bare.signal) << profiled.err;
+        EXPECT_EQ(profiled.coreDumped, bare.coreDumped) << profiled.err;
+        // An exec'd program inherits PPE_OUT: its own profile takes the plain name, ours is the backup.
+        const bool exec = std::string(e.reason) == "exec";
+        auto profile = readProfile(exec ? out + ".~1~" : out);
+        ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
+        EXPECT_EQ(profile->endReason, e.reason);
+        const FunctionSymbol work = findFunction(functionSymbols(PPE_ENDINGS), "work");
+        uint64_t inWork = 0;
+        for (const Bin& b : profile->bins)
+            inWork += b.address >= work.address && b.address < work.address + work.size ? b.count : 0;
+        EXPECT_GT(inWork, 20u) << "the work before the ending was sampled";
+        EXPECT_NE(profiled.err.find("ppe: output file is " + out), std::string::npos) << profiled.err;
+        if (exec) {
+            auto successor = readProfile(out);
+            ASSERT_TRUE(successor) << successor.error().str();
+            EXPECT_EQ(successor->command.at(0), "true") << "the new image is profiled in its turn";
         }
-        usleep(2000); // polling interval only: the condition is the sample count
     }
-    kill(running.pid, SIGKILL);
-    const RunResult result = waitProgram(running);
-    ASSERT_EQ(result.signal, SIGKILL);
-    ASSERT_GE(seen, target) << "the program never reached " << target << " samples";
-    auto text = recoverLiveFile(live);
-    ASSERT_TRUE(text) << text.error().str();
-    auto profile = parseProfile(*text, live);
-    ASSERT_TRUE(profile) << profile.error().str();
-    EXPECT_GE(profile->inRange(), seen);
-}
+
+    INSTANTIATE_TEST_SUITE_P(Endings, EndingTest,
+        ::testing::Values(Ending { "return", "exit" }, Ending { "exit", "exit" }, Ending { "_exit", "_exit" },
+            Ending { "_Exit", "_exit" }, Ending { "abort", "signal 6" }, Ending { "segv", "signal 11" },
+            Ending { "fpe", "signal 8" }, Ending { "ill", "signal 4" }, Ending { "term", "signal 15" },
+            Ending { "int", "signal 2" }, Ending { "hup", "signal 1" }, Ending { "xcpu", "signal 24" },
+            Ending { "usr1", "signal 10" }, Ending { "usr2", "signal 12" }, Ending { "pipe", "signal 13" },
+            Ending { "quit", "signal 3" }, Ending { "alrm", "signal 14" }, Ending { "exec", "exec" },
+            Ending { "execvp", "exec" }, Ending { "own-term", "_exit" }, Ending { "ignored-hup", "exit" }),
+        [](const auto& info) {
+            std::string name = info.param.how;
+            for (char& c : name)
+                c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+            return name;
+        });
 
 } // namespace
 } // namespace ppe::testing
@@ -159,94 +81,172 @@ TEST(SigkillTest, KilledAtARandomPointLosesNothingBeforeIt)
 namespace ppe::testing {
 namespace {
 
-long ownTicks(const RunResult& r)
-{
-    const size_t at = r.out.find("own ticks ");
-    return at == std::string::npos ? -1 : std::atol(r.out.c_str() + at + 10);
-}
-
-struct Conflict {
-    const char* name;
-    const char* mode;
-    const char* timer;
-    bool collectorSamples; // false: the collector steps aside (it was using ITIMER_PROF too)
-};
-
-void PrintTo(const Conflict& c, std::ostream* os) { *os << c.name; }
-
-class ConflictTest : public ::testing::TestWithParam<Conflict> {
-protected:
-    TempDir m_dir;
-};
-
-// A program that uses SIGPROF and ITIMER_PROF itself keeps working under the collector.
-TEST_P(ConflictTest, TheProgramsOwnProfilerKeepsWorking)
-{
-    const Conflict& c = GetParam();
-    const RunResult bare = runProgram({ PPE_OWN_SIGPROF }, { { "PPE_ON", "", true } });
-    ASSERT_GT(ownTicks(bare), 10) << bare.out;
-    const RunResult profiled = runProgram(
-        { PPE_LAUNCHER, "-o", m_dir.file("c.ppe"), "--mode", c.mode, "--timer", c.timer, PPE_OWN_SIGPROF });
-    ASSERT_EQ(profiled.status, 0) << profiled.err;
-    // Its own CPU-time ticks arrive as before (the collector's signals are not counted as its).
-    EXPECT_GT(ownTicks(profiled), ownTicks(bare) / 2) << profiled.out;
-    EXPECT_LT(ownTicks(profiled), ownTicks(bare) * 2) << profiled.out;
-    auto profile = readProfile(m_dir.file("c.ppe"));
-    ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
-    if (c.collectorSamples) {
-        EXPECT_GT(profile->inRange(), 100u) << profiled.err;
-    } else {
-        EXPECT_NE(profiled.err.find("ppe: the program sets ITIMER_PROF itself"), std::string::npos) << profiled.err;
-    }
-}
-
-INSTANTIATE_TEST_SUITE_P(SigprofConflicts, ConflictTest,
-    ::testing::Values(Conflict { "real_time_posix_timer", "real", "auto", true },
-        Conflict { "cpu_time_perf", "cpu", "perf", true }, Conflict { "cpu_time_itimer", "cpu", "itimer", false }),
-    [](const auto& info) { return std::string(info.param.name); });
-
-} // namespace
-} // namespace ppe::testing
-
-namespace ppe::testing {
-namespace {
-
-// PPE_CHECKPOINT: a long run killed at a random point loses at most one checkpoint interval even
-// without its live file (a node crash): the last checkpoint holds all but the last interval.
-TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval)
-{
-    TempDir dir;
-    const std::string out = dir.file("long.ppe");
-    std::srand(unsigned(::getpid()) * 7);
-    const uint64_t target = 6000 + uint64_t(std::rand() % 6000); // after 3-6 checkpoints of 1 s at 2 kHz
-    const Running running = startProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "return", "200" },
-        { { "PPE_CHECKPOINT", "1" } });
-    uint64_t checkpointed = 0;
-    for (int polls = 0; polls < 30000 && checkpointed < target; ++polls) {
-        if (fileExists(out)) {
-            auto p = readProfile(out); // renamed into place: never torn
-            ASSERT_TRUE(p) << p.error().str();
-            EXPECT_EQ(p->status, ProfileStatus::Checkpoint);
-            checkpointed = p->total;
+    std::string findLiveFile(const std::string& dir)
+    {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            if (entry.path().extension() == ".live")
+                return entry.path().string();
         }
-        usleep(2000); // polling interval only: the condition is the sample count
+        return "";
     }
-    kill(running.pid, SIGKILL);
-    const RunResult result = waitProgram(running);
-    ASSERT_EQ(result.signal, SIGKILL);
-    ASSERT_GE(checkpointed, target) << "no checkpoint reached " << target << " samples";
-    auto last = readProfile(out);
-    ASSERT_TRUE(last) << last.error().str();
-    auto everything = recoverLiveFile(findLiveFile(dir.path()));
-    ASSERT_TRUE(everything) << everything.error().str();
-    auto all = parseProfile(*everything, "live");
-    ASSERT_TRUE(all) << all.error().str();
-    ASSERT_GE(all->total, last->total);
-    // One interval of 1 s at 2000 samples per CPU second, with slack for the check's own timing.
-    EXPECT_LE(all->total - last->total, 2u * 2000u) << "the last checkpoint is older than one interval";
-    // Only checkpoints were written over each other: no backups of this run's own snapshots.
-    EXPECT_FALSE(fileExists(out + ".~1~"));
-}
+
+    // SIGKILL runs no handler at all: the samples survive in the live file, and `ppe --recover`
+    // turns it into a profile marked recovered.
+    TEST(SigkillTest, TheLiveFileKeepsEverySample)
+    {
+        TempDir dir;
+        const std::string out = dir.file("killed.ppe");
+        const RunResult killed = runProgram({ PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "kill", "3" });
+        ASSERT_FALSE(killed.exited);
+        ASSERT_EQ(killed.signal, SIGKILL);
+        EXPECT_FALSE(fileExists(out));
+        const std::string live = findLiveFile(dir.path());
+        ASSERT_FALSE(live.empty()) << "no live file left behind";
+        const RunResult recovered = runProgram({ PPE_LAUNCHER, "--recover", live });
+        ASSERT_EQ(recovered.status, 0) << recovered.err;
+        auto profile = readProfile(out);
+        ASSERT_TRUE(profile) << profile.error().str();
+        EXPECT_EQ(profile->status, ProfileStatus::Recovered);
+        EXPECT_EQ(profile->endReason, "killed");
+        EXPECT_GE(profile->endTime, profile->startTime);
+        // Every CPU second at 2 kHz is in the file (perf-task-clock samples user time: allow 25 %).
+        if (profile->mechanism == "perf-task-clock") {
+            const double expected = killed.cpuSeconds * 2000.0;
+            EXPECT_GT(double(profile->total), 0.75 * expected) << killed.cpuSeconds << " s of CPU";
+            EXPECT_LT(double(profile->total), 1.1 * expected) << killed.cpuSeconds << " s of CPU";
+        }
+        EXPECT_TRUE(fileExists(live)) << "recovery does not delete what it read";
+        const RunResult bad = runProgram({ PPE_LAUNCHER, "--recover", PPE_ENDINGS, "-o", dir.file("x.ppe") });
+        EXPECT_EQ(bad.status, 1);
+        EXPECT_NE(bad.err.find("not a ppe live profile"), std::string::npos) << bad.err;
+    }
+
+    // Killed at a point chosen while it runs (once the live file holds a sample count picked at
+    // random): the recovered profile holds at least every sample taken before the kill.
+    TEST(SigkillTest, KilledAtARandomPointLosesNothingBeforeIt)
+    {
+        TempDir dir;
+        std::srand(unsigned(::getpid()));
+        const uint64_t target = 500 + uint64_t(std::rand() % 1500);
+        const Running running
+            = startProgram({ PPE_LAUNCHER, "-o", dir.file("long.ppe"), "--mode", "cpu", PPE_ENDINGS, "return", "200" });
+        uint64_t seen = 0;
+        std::string live;
+        for (int polls = 0; polls < 20000 && seen < target; ++polls) {
+            if (live.empty())
+                live = findLiveFile(dir.path());
+            if (!live.empty()) {
+                auto text = recoverLiveFile(live);
+                auto p = text ? parseProfile(*text, live) : Result<Profile>(Error { live, 0, "unreadable" });
+                seen = p ? p->inRange() : 0;
+            }
+            usleep(2000); // polling interval only: the condition is the sample count
+        }
+        kill(running.pid, SIGKILL);
+        const RunResult result = waitProgram(running);
+        ASSERT_EQ(result.signal, SIGKILL);
+        ASSERT_GE(seen, target) << "the program never reached " << target << " samples";
+        auto text = recoverLiveFile(live);
+        ASSERT_TRUE(text) << text.error().str();
+        auto profile = parseProfile(*text, live);
+        ASSERT_TRUE(profile) << profile.error().str();
+        EXPECT_GE(profile->inRange(), seen);
+    }
+
+} // namespace
+} // namespace ppe::testing
+
+namespace ppe::testing {
+namespace {
+
+    long ownTicks(const RunResult& r)
+    {
+        const size_t at = r.out.find("own ticks ");
+        return at == std::string::npos ? -1 : std::atol(r.out.c_str() + at + 10);
+    }
+
+    struct Conflict {
+        const char* name;
+        const char* mode;
+        const char* timer;
+        bool collectorSamples; // false: the collector steps aside (it was using ITIMER_PROF too)
+    };
+
+    void PrintTo(const Conflict& c, std::ostream* os) { *os << c.name; }
+
+    class ConflictTest : public ::testing::TestWithParam<Conflict> {
+    protected:
+        TempDir m_dir;
+    };
+
+    // A program that uses SIGPROF and ITIMER_PROF itself keeps working under the collector.
+    TEST_P(ConflictTest, TheProgramsOwnProfilerKeepsWorking)
+    {
+        const Conflict& c = GetParam();
+        const RunResult bare = runProgram({ PPE_OWN_SIGPROF }, { { "PPE_ON", "", true } });
+        ASSERT_GT(ownTicks(bare), 10) << bare.out;
+        const RunResult profiled = runProgram(
+            { PPE_LAUNCHER, "-o", m_dir.file("c.ppe"), "--mode", c.mode, "--timer", c.timer, PPE_OWN_SIGPROF });
+        ASSERT_EQ(profiled.status, 0) << profiled.err;
+        // Its own CPU-time ticks arrive as before (the collector's signals are not counted as its).
+        EXPECT_GT(ownTicks(profiled), ownTicks(bare) / 2) << profiled.out;
+        EXPECT_LT(ownTicks(profiled), ownTicks(bare) * 2) << profiled.out;
+        auto profile = readProfile(m_dir.file("c.ppe"));
+        ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
+        if (c.collectorSamples) {
+            EXPECT_GT(profile->inRange(), 100u) << profiled.err;
+        } else {
+            EXPECT_NE(profiled.err.find("ppe: the program sets ITIMER_PROF itself"), std::string::npos) << profiled.err;
+        }
+    }
+
+    INSTANTIATE_TEST_SUITE_P(SigprofConflicts, ConflictTest,
+        ::testing::Values(Conflict { "real_time_posix_timer", "real", "auto", true },
+            Conflict { "cpu_time_perf", "cpu", "perf", true }, Conflict { "cpu_time_itimer", "cpu", "itimer", false }),
+        [](const auto& info) { return std::string(info.param.name); });
+
+} // namespace
+} // namespace ppe::testing
+
+namespace ppe::testing {
+namespace {
+
+    // PPE_CHECKPOINT: a long run killed at a random point loses at most one checkpoint interval even
+    // without its live file (a node crash): the last checkpoint holds all but the last interval.
+    TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval)
+    {
+        TempDir dir;
+        const std::string out = dir.file("long.ppe");
+        std::srand(unsigned(::getpid()) * 7);
+        const uint64_t target = 6000 + uint64_t(std::rand() % 6000); // after 3-6 checkpoints of 1 s at 2 kHz
+        const Running running = startProgram(
+            { PPE_LAUNCHER, "-o", out, "--mode", "cpu", PPE_ENDINGS, "return", "200" }, { { "PPE_CHECKPOINT", "1" } });
+        uint64_t checkpointed = 0;
+        for (int polls = 0; polls < 30000 && checkpointed < target; ++polls) {
+            if (fileExists(out)) {
+                auto p = readProfile(out); // renamed into place: never torn
+                ASSERT_TRUE(p) << p.error().str();
+                EXPECT_EQ(p->status, ProfileStatus::Checkpoint);
+                checkpointed = p->total;
+            }
+            usleep(2000); // polling interval only: the condition is the sample count
+        }
+        kill(running.pid, SIGKILL);
+        const RunResult result = waitProgram(running);
+        ASSERT_EQ(result.signal, SIGKILL);
+        ASSERT_GE(checkpointed, target) << "no checkpoint reached " << target << " samples";
+        auto last = readProfile(out);
+        ASSERT_TRUE(last) << last.error().str();
+        auto everything = recoverLiveFile(findLiveFile(dir.path()));
+        ASSERT_TRUE(everything) << everything.error().str();
+        auto all = parseProfile(*everything, "live");
+        ASSERT_TRUE(all) << all.error().str();
+        ASSERT_GE(all->total, last->total);
+        // One interval of 1 s at 2000 samples per CPU second, with slack for the check's own timing.
+        EXPECT_LE(all->total - last->total, 2u * 2000u) << "the last checkpoint is older than one interval";
+        // Only checkpoints were written over each other: no backups of this run's own snapshots.
+        EXPECT_FALSE(fileExists(out + ".~1~"));
+    }
 
 } // namespace
 } // namespace ppe::testing
@@ -256,40 +256,39 @@ TEST(CheckpointTest, KilledAtARandomPointTheLastCheckpointLacksAtMostOneInterval
 namespace ppe::testing {
 namespace {
 
-// A full disk at the end: one clear message, the previous profile intact, no temporary file left,
-// the program's exit status unchanged; and no SIGBUS from a live file the disk cannot hold.
-TEST(DiskFullTest, ThePreviousProfileStaysAndTheStatusIsUnchanged)
-{
-    TempDir dir;
-    const std::string mnt = dir.file("full");
-    std::filesystem::create_directory(mnt);
-    if (mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0)
-        GTEST_SKIP() << "cannot mount a small tmpfs here (" << std::strerror(errno) << "): needs root";
-    struct Unmount {
-        std::string path;
-        ~Unmount() { umount(path.c_str()); }
-    } unmount { mnt };
-    const std::string previous = mnt + "/run.ppe";
-    std::ofstream(previous) << "the previous profile\n";
-    { // fill the rest of the filesystem
-        std::ofstream filler(mnt + "/filler", std::ios::binary);
-        const std::string block(4096, 'x');
-        while (filler.write(block.data(), block.size()) && filler.flush()) {
+    // A full disk at the end: one clear message, the previous profile intact, no temporary file left,
+    // the program's exit status unchanged; and no SIGBUS from a live file the disk cannot hold.
+    TEST(DiskFullTest, ThePreviousProfileStaysAndTheStatusIsUnchanged)
+    {
+        TempDir dir;
+        const std::string mnt = dir.file("full");
+        std::filesystem::create_directory(mnt);
+        if (mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0)
+            GTEST_SKIP() << "cannot mount a small tmpfs here (" << std::strerror(errno) << "): needs root";
+        struct Unmount {
+            std::string path;
+            ~Unmount() { umount(path.c_str()); }
+        } unmount { mnt };
+        const std::string previous = mnt + "/run.ppe";
+        std::ofstream(previous) << "the previous profile\n";
+        { // fill the rest of the filesystem
+            std::ofstream filler(mnt + "/filler", std::ios::binary);
+            const std::string block(4096, 'x');
+            while (filler.write(block.data(), block.size()) && filler.flush()) { }
+        }
+        const RunResult bare = runProgram({ PPE_ENDINGS, "exit" }, { { "PPE_ON", "", true } });
+        const RunResult full = runProgram({ PPE_LAUNCHER, "-o", previous, PPE_ENDINGS, "exit" });
+        EXPECT_TRUE(full.exited);
+        EXPECT_EQ(full.status, bare.status) << full.err;
+        EXPECT_EQ(readFile(previous), "the previous profile\n");
+        EXPECT_NE(full.err.find("ppe: cannot write " + previous + ": No space left on device"), std::string::npos)
+            << full.err;
+        EXPECT_NE(full.err.find("ppe: no live file next to"), std::string::npos) << full.err;
+        for (const auto& entry : std::filesystem::directory_iterator(mnt)) {
+            const std::string name = entry.path().filename().string();
+            EXPECT_TRUE(name == "run.ppe" || name == "filler") << "left behind: " << name;
         }
     }
-    const RunResult bare = runProgram({ PPE_ENDINGS, "exit" }, { { "PPE_ON", "", true } });
-    const RunResult full = runProgram({ PPE_LAUNCHER, "-o", previous, PPE_ENDINGS, "exit" });
-    EXPECT_TRUE(full.exited);
-    EXPECT_EQ(full.status, bare.status) << full.err;
-    EXPECT_EQ(readFile(previous), "the previous profile\n");
-    EXPECT_NE(full.err.find("ppe: cannot write " + previous + ": No space left on device"), std::string::npos)
-        << full.err;
-    EXPECT_NE(full.err.find("ppe: no live file next to"), std::string::npos) << full.err;
-    for (const auto& entry : std::filesystem::directory_iterator(mnt)) {
-        const std::string name = entry.path().filename().string();
-        EXPECT_TRUE(name == "run.ppe" || name == "filler") << "left behind: " << name;
-    }
-}
 
 } // namespace
 } // namespace ppe::testing

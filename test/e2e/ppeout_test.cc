@@ -5,155 +5,157 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <regex>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace ppe::testing {
 namespace {
 
-const std::string kExamples = PPE_EXAMPLES_DIR;
+    const std::string kExamples = PPE_EXAMPLES_DIR;
 
-TEST(PpeoutTest, ModuleTableFromARealMapAndProfile)
-{
-    TempDir dir;
-    const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", kExamples + "/ktest" });
-    ASSERT_EQ(run.status, 0) << run.err;
-    const RunResult out = runProgram({ PPEOUT, kExamples + "/ktest.map", dir.file("k.ppe"), "-" });
-    ASSERT_EQ(out.status, 0) << out.err;
-    const std::vector<Row> rows = moduleRows(out.out);
-    ASSERT_FALSE(rows.empty()) << out.out;
-    EXPECT_NE(rows[0].name.find("ktest"), std::string::npos) << out.out;
-    const double n = std::stod(inRangeCount(out.out));
-    double previous = 0;
-    for (const Row& r : rows) {
-        // Time % and its error recomputed from the Hits column; Acc % climbs to 100.00.
-        EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
-        const double p = r.hits / n;
-        EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
-        EXPECT_GE(r.accumulated, previous);
-        previous = r.accumulated;
-    }
-    EXPECT_NEAR(previous, 100.0, 0.011) << "no hit outside the modules of the map";
-}
-
-TEST(PpeoutTest, WritesAFileAndNeverOverwrites)
-{
-    TempDir dir;
-    ASSERT_EQ(runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } })
-                  .status,
-        0);
-    for (int i = 0; i < 2; ++i) {
-        const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", dir.file("s.ppe"), dir.file("s.ppl") });
-        ASSERT_EQ(out.status, 0) << out.err;
-    }
-    EXPECT_NE(readFile(dir.file("s.ppl")).find("PPE - STATISTIC PRINTOUT"), std::string::npos);
-    EXPECT_EQ(readFile(dir.file("s.ppl")), readFile(dir.file("s.ppl.~1~")));
-}
-
-TEST(PpeoutTest, WrongInputsGiveOneLineErrorsAndNoOutput)
-{
-    TempDir dir;
-    ASSERT_EQ(runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } })
-                  .status,
-        0);
-    const std::string map = kExamples + "/simp.map";
-    const std::string ppeText = readFile(dir.file("s.ppe"));
-    const std::string mapText = readFile(map);
-    auto save = [&dir](const std::string& name, const std::string& text) {
-        std::ofstream(dir.file(name), std::ios::binary) << text;
-        return dir.file(name);
-    };
-    const std::string emptyMap = save("empty.map", "");
-    const std::string halfMap = save("half.map", mapText.substr(0, mapText.size() / 2));
-    const std::string halfPpe = save("half.ppe", ppeText.substr(0, ppeText.size() / 2));
-    struct Case {
-        std::vector<std::string> args;
-        std::string message;
-    };
-    const std::vector<Case> cases = {
-        { { dir.file("s.ppe"), map, dir.file("o.ppl") }, "not a linker map" },
-        { { map, map, dir.file("o.ppl") }, "the order is MAP_FILE PPE_FILE OUTPUT" },
-        { { map, "/nonexistent.ppe", dir.file("o.ppl") }, "/nonexistent.ppe: cannot open for reading" },
-        { { map, kExamples + "/simp", dir.file("o.ppl") }, "binary data" },
-        { { map }, "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT" },
-        { { map, dir.file("s.ppe") }, "s.ppe: a ppe profile, not an output file name" },
-        { { map, dir.file("o.ppl") }, "not a ppe profile" },
-        { { map, dir.file("s.ppe"), dir.file("s.ppe") }, "the output would replace an input" },
-        { { emptyMap, dir.file("s.ppe"), dir.file("o.ppl") }, "empty file" },
-        { { halfMap, dir.file("s.ppe"), dir.file("o.ppl") }, "truncated linker map" },
-        { { kExamples + "/simp", dir.file("s.ppe"), dir.file("o.ppl") }, "binary data, not a linker map" },
-        { { map, halfPpe, dir.file("o.ppl") }, "truncated" },
-    };
-    for (const Case& c : cases) {
-        std::vector<std::string> argv = { PPEOUT };
-        argv.insert(argv.end(), c.args.begin(), c.args.end());
-        const RunResult r = runProgram(argv);
-        EXPECT_EQ(r.status, 1) << c.message;
-        EXPECT_NE(r.err.find("ppeout: error: "), std::string::npos) << r.err;
-        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
-        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-        EXPECT_FALSE(fileExists(dir.file("o.ppl")));
-    }
-}
-
-// Every linker's map, -ffunction-sections: one module per function, in decreasing time.
-class LinkerTest : public ::testing::TestWithParam<const char*> {
-};
-
-TEST_P(LinkerTest, FunctionModulesInDecreasingTime)
-{
-    TempDir dir;
-    const std::string program = kExamples + "/ktest_" + GetParam();
-    std::string report;
-    double n = 0;
-    for (int scale = 1; scale <= 16 && n < 1500; scale *= 2) { // wait for samples, not for time
-        const RunResult run = runProgram(
-            { PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", program, std::to_string(scale) });
+    TEST(PpeoutTest, ModuleTableFromARealMapAndProfile)
+    {
+        TempDir dir;
+        const RunResult run
+            = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", kExamples + "/ktest" });
         ASSERT_EQ(run.status, 0) << run.err;
-        const RunResult out = runProgram({ PPEOUT, program + ".map", dir.file("k.ppe"), "-" });
+        const RunResult out = runProgram({ PPEOUT, kExamples + "/ktest.map", dir.file("k.ppe"), "-" });
         ASSERT_EQ(out.status, 0) << out.err;
-        report = out.out;
-        n = std::stod(inRangeCount(report));
+        const std::vector<Row> rows = moduleRows(out.out);
+        ASSERT_FALSE(rows.empty()) << out.out;
+        EXPECT_NE(rows[0].name.find("ktest"), std::string::npos) << out.out;
+        const double n = std::stod(inRangeCount(out.out));
+        double previous = 0;
+        for (const Row& r : rows) {
+            // Time % and its error recomputed from the Hits column; Acc % climbs to 100.00.
+            EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
+            const double p = r.hits / n;
+            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
+            EXPECT_GE(r.accumulated, previous);
+            previous = r.accumulated;
+        }
+        EXPECT_NEAR(previous, 100.0, 0.011) << "no hit outside the modules of the map";
     }
-    const std::vector<Row> rows = moduleRows(report);
-    ASSERT_GE(rows.size(), 3u) << report;
-    // gram : mxm : bsort do about 4 : 2 : 1 of the work.
-    EXPECT_EQ(rows[0].name, "gram_") << report;
-    EXPECT_EQ(rows[1].name, "mxm_") << report;
-    EXPECT_EQ(rows[2].name, "bsort_") << report;
-    double previous = 0;
-    for (const Row& r : rows) {
-        EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
-        const double p = r.hits / n;
-        EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
-        EXPECT_GE(r.accumulated, previous);
-        previous = r.accumulated;
+
+    TEST(PpeoutTest, WritesAFileAndNeverOverwrites)
+    {
+        TempDir dir;
+        ASSERT_EQ(
+            runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } })
+                .status,
+            0);
+        for (int i = 0; i < 2; ++i) {
+            const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", dir.file("s.ppe"), dir.file("s.ppl") });
+            ASSERT_EQ(out.status, 0) << out.err;
+        }
+        EXPECT_NE(readFile(dir.file("s.ppl")).find("PPE - STATISTIC PRINTOUT"), std::string::npos);
+        EXPECT_EQ(readFile(dir.file("s.ppl")), readFile(dir.file("s.ppl.~1~")));
     }
-    EXPECT_GE(previous, 99.9) << report;
-}
 
-INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
+    TEST(PpeoutTest, WrongInputsGiveOneLineErrorsAndNoOutput)
+    {
+        TempDir dir;
+        ASSERT_EQ(
+            runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } })
+                .status,
+            0);
+        const std::string map = kExamples + "/simp.map";
+        const std::string ppeText = readFile(dir.file("s.ppe"));
+        const std::string mapText = readFile(map);
+        auto save = [&dir](const std::string& name, const std::string& text) {
+            std::ofstream(dir.file(name), std::ios::binary) << text;
+            return dir.file(name);
+        };
+        const std::string emptyMap = save("empty.map", "");
+        const std::string halfMap = save("half.map", mapText.substr(0, mapText.size() / 2));
+        const std::string halfPpe = save("half.ppe", ppeText.substr(0, ppeText.size() / 2));
+        struct Case {
+            std::vector<std::string> args;
+            std::string message;
+        };
+        const std::vector<Case> cases = {
+            { { dir.file("s.ppe"), map, dir.file("o.ppl") }, "not a linker map" },
+            { { map, map, dir.file("o.ppl") }, "the order is MAP_FILE PPE_FILE OUTPUT" },
+            { { map, "/nonexistent.ppe", dir.file("o.ppl") }, "/nonexistent.ppe: cannot open for reading" },
+            { { map, kExamples + "/simp", dir.file("o.ppl") }, "binary data" },
+            { { map }, "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT" },
+            { { map, dir.file("s.ppe") }, "s.ppe: a ppe profile, not an output file name" },
+            { { map, dir.file("o.ppl") }, "not a ppe profile" },
+            { { map, dir.file("s.ppe"), dir.file("s.ppe") }, "the output would replace an input" },
+            { { emptyMap, dir.file("s.ppe"), dir.file("o.ppl") }, "empty file" },
+            { { halfMap, dir.file("s.ppe"), dir.file("o.ppl") }, "truncated linker map" },
+            { { kExamples + "/simp", dir.file("s.ppe"), dir.file("o.ppl") }, "binary data, not a linker map" },
+            { { map, halfPpe, dir.file("o.ppl") }, "truncated" },
+        };
+        for (const Case& c : cases) {
+            std::vector<std::string> argv = { PPEOUT };
+            argv.insert(argv.end(), c.args.begin(), c.args.end());
+            const RunResult r = runProgram(argv);
+            EXPECT_EQ(r.status, 1) << c.message;
+            EXPECT_NE(r.err.find("ppeout: error: "), std::string::npos) << r.err;
+            EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_FALSE(fileExists(dir.file("o.ppl")));
+        }
+    }
 
-// Issue 6: a profile recovered from a killed run says so, and up to when.
-TEST(PpeoutTest, ARecoveredProfileSaysSo)
-{
-    TempDir dir;
-    const RunResult killed = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), PPE_ENDINGS, "kill" });
-    ASSERT_FALSE(killed.exited);
-    std::string live;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-        live = e.path().extension() == ".live" ? e.path().string() : live;
-    ASSERT_FALSE(live.empty());
-    const RunResult out = runProgram({ PPEOUT, std::string(PPE_ENDINGS) + ".map", live, "-" });
-    if (out.status != 0 && out.err.find("cannot open") != std::string::npos)
-        GTEST_SKIP() << "no linker map for endings";
-    ASSERT_EQ(out.status, 0) << out.err;
-    EXPECT_NE(out.out.find(" Profile status: recovered (data up to "), std::string::npos) << out.out;
-}
+    // Every linker's map, -ffunction-sections: one module per function, in decreasing time.
+    class LinkerTest : public ::testing::TestWithParam<const char*> { };
+
+    TEST_P(LinkerTest, FunctionModulesInDecreasingTime)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/ktest_" + GetParam();
+        std::string report;
+        double n = 0;
+        for (int scale = 1; scale <= 16 && n < 1500; scale *= 2) { // wait for samples, not for time
+            const RunResult run = runProgram(
+                { PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", program, std::to_string(scale) });
+            ASSERT_EQ(run.status, 0) << run.err;
+            const RunResult out = runProgram({ PPEOUT, program + ".map", dir.file("k.ppe"), "-" });
+            ASSERT_EQ(out.status, 0) << out.err;
+            report = out.out;
+            n = std::stod(inRangeCount(report));
+        }
+        const std::vector<Row> rows = moduleRows(report);
+        ASSERT_GE(rows.size(), 3u) << report;
+        // gram : mxm : bsort do about 4 : 2 : 1 of the work.
+        EXPECT_EQ(rows[0].name, "gram_") << report;
+        EXPECT_EQ(rows[1].name, "mxm_") << report;
+        EXPECT_EQ(rows[2].name, "bsort_") << report;
+        double previous = 0;
+        for (const Row& r : rows) {
+            EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
+            const double p = r.hits / n;
+            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
+            EXPECT_GE(r.accumulated, previous);
+            previous = r.accumulated;
+        }
+        EXPECT_GE(previous, 99.9) << report;
+    }
+
+    INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
+
+    // Issue 6: a profile recovered from a killed run says so, and up to when.
+    TEST(PpeoutTest, ARecoveredProfileSaysSo)
+    {
+        TempDir dir;
+        const RunResult killed = runProgram({ PPE_LAUNCHER, "-o", dir.file("k.ppe"), PPE_ENDINGS, "kill" });
+        ASSERT_FALSE(killed.exited);
+        std::string live;
+        for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+            live = e.path().extension() == ".live" ? e.path().string() : live;
+        ASSERT_FALSE(live.empty());
+        const RunResult out = runProgram({ PPEOUT, std::string(PPE_ENDINGS) + ".map", live, "-" });
+        if (out.status != 0 && out.err.find("cannot open") != std::string::npos)
+            GTEST_SKIP() << "no linker map for endings";
+        ASSERT_EQ(out.status, 0) << out.err;
+        EXPECT_NE(out.out.find(" Profile status: recovered (data up to "), std::string::npos) << out.out;
+    }
 
 } // namespace
 } // namespace ppe::testing

@@ -12,7 +12,8 @@ static int handled(int sig)
 {
     struct sigaction sa;
     sigaction(sig, NULL, &sa);
-    return (sa.sa_flags & SA_SIGINFO) ? sa.sa_sigaction != NULL : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+    return (sa.sa_flags & SA_SIGINFO) ? sa.sa_sigaction != NULL
+                                      : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
 }
 
 static int countLines(const char* path, const char* prefix)

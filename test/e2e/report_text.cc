@@ -16,7 +16,8 @@ std::vector<Row> moduleRows(const std::string& report)
     std::istringstream in(report);
     std::string line;
     std::smatch m;
-    while (std::getline(in, line) && line.rfind("PPE - SHARED OBJECTS", 0) != 0 && line.rfind("Program text.", 0) != 0) {
+    while (
+        std::getline(in, line) && line.rfind("PPE - SHARED OBJECTS", 0) != 0 && line.rfind("Program text.", 0) != 0) {
         if (std::regex_match(line, m, kRow)) {
             rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]),
                 std::stoull(m[6], nullptr, 16), std::stoull(m[7]) });
@@ -44,7 +45,8 @@ std::vector<ModuleText> programText(const std::string& report)
         if (std::regex_match(line, m, kHeading)) {
             modules.push_back({ m[1], std::stod(m[2]), m[3], {}, {} });
         } else if (!modules.empty() && line.rfind("File ", 0) == 0) {
-            modules.back().files.push_back({ line, line.find("(its lines with hits in this module") == std::string::npos, {} });
+            modules.back().files.push_back(
+                { line, line.find("(its lines with hits in this module") == std::string::npos, {} });
         } else if (!modules.empty() && !modules.back().files.empty()) {
             std::vector<TextRow>& rows = modules.back().files.back().rows;
             if (std::regex_match(line, m, kHit)) {

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sstream>
 #include <spawn.h>
-#include <sys/stat.h>
+#include <sstream>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,41 +18,41 @@ namespace ppe::testing {
 
 namespace {
 
-std::vector<std::string> buildEnvironment(const std::vector<EnvChange>& changes)
-{
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry = *e;
-        const std::string name = entry.substr(0, entry.find('='));
-        bool replaced = false;
-        for (const EnvChange& c : changes)
-            replaced |= c.name == name;
-        if (!replaced)
-            env.push_back(entry);
+    std::vector<std::string> buildEnvironment(const std::vector<EnvChange>& changes)
+    {
+        std::vector<std::string> env;
+        for (char** e = environ; *e; ++e) {
+            const std::string entry = *e;
+            const std::string name = entry.substr(0, entry.find('='));
+            bool replaced = false;
+            for (const EnvChange& c : changes)
+                replaced |= c.name == name;
+            if (!replaced)
+                env.push_back(entry);
+        }
+        for (const EnvChange& c : changes) {
+            if (!c.unset)
+                env.push_back(c.name + "=" + c.value);
+        }
+        return env;
     }
-    for (const EnvChange& c : changes) {
-        if (!c.unset)
-            env.push_back(c.name + "=" + c.value);
+
+    std::vector<char*> pointers(std::vector<std::string>& strings)
+    {
+        std::vector<char*> out;
+        for (std::string& s : strings)
+            out.push_back(s.data());
+        out.push_back(nullptr);
+        return out;
     }
-    return env;
-}
 
-std::vector<char*> pointers(std::vector<std::string>& strings)
-{
-    std::vector<char*> out;
-    for (std::string& s : strings)
-        out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
-}
-
-std::string tempCapture()
-{
-    char path[] = "/tmp/ppe-run-XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    return path;
-}
+    std::string tempCapture()
+    {
+        char path[] = "/tmp/ppe-run-XXXXXX";
+        const int fd = mkstemp(path);
+        close(fd);
+        return path;
+    }
 
 } // namespace
 
@@ -105,9 +105,8 @@ RunResult waitProgram(const Running& running)
     if (running.pid < 0)
         return result;
     int status = 0;
-    struct rusage usage {};
-    while (wait4(running.pid, &status, 0, &usage) < 0 && errno == EINTR) {
-    }
+    struct rusage usage { };
+    while (wait4(running.pid, &status, 0, &usage) < 0 && errno == EINTR) { }
     result.cpuSeconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     const std::string& outPath = running.outPath;

@@ -27,16 +27,16 @@ struct EnvChange {
 
 // Runs argv[0] (searched in PATH if it has no '/') in `cwd` with the current environment plus
 // `env`; fails the calling test if it cannot be started.
-RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {},
-    const std::string& cwd = "");
+RunResult runProgram(
+    const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {}, const std::string& cwd = "");
 
 // Starts a program as runProgram does, without waiting; finish it with waitProgram.
 struct Running {
     int pid = -1;
     std::string outPath, errPath;
 };
-Running startProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {},
-    const std::string& cwd = "");
+Running startProgram(
+    const std::vector<std::string>& argv, const std::vector<EnvChange>& env = {}, const std::string& cwd = "");
 RunResult waitProgram(const Running& running);
 
 std::string readFile(const std::string& path);

@@ -36,7 +36,7 @@ struct PlacedListing {
 // Finds the compilation unit of `map` a listing was made for (by name, then PPE's rule: every
 // code section of the unit must have the size the listing shows) and places the listing's code
 // ranges at the addresses the map gives those sections. The error says why no unit fits.
-Result<PlacedListing> placeListing(const listparse::Listing& listing, const std::string& listingPath,
-    const mapparse::LinkMap& map);
+Result<PlacedListing> placeListing(
+    const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map);
 
 } // namespace ppe

@@ -50,8 +50,8 @@ struct ImageRequest {
 
 // The executable's symbols and DWARF when its build id is the profile's. An error when `required`
 // (or --exe named it) and it cannot be used; otherwise nullopt and, in verbose mode, a note why.
-Result<std::optional<debuginfo::DebugInfo>> loadImage(const ImageRequest& request, const Profile& profile,
-    Messages& messages);
+Result<std::optional<debuginfo::DebugInfo>> loadImage(
+    const ImageRequest& request, const Profile& profile, Messages& messages);
 
 // A shared object's functions, if the file is still the one the run loaded (same build id).
 Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs);

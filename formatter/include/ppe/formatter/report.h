@@ -148,8 +148,8 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules);
 
 // The modules of `report` with at least `thresholdPercent` of the in-range hits and a line table:
 // the ones analyseLines will list (so that the caller reads only their source files).
-std::vector<size_t> modulesForLineAnalysis(const Report& report, const std::vector<CodeModule>& modules,
-    double thresholdPercent);
+std::vector<size_t> modulesForLineAnalysis(
+    const Report& report, const std::vector<CodeModule>& modules, double thresholdPercent);
 
 // Adds the line analysis (PPE's third part) of `selected` modules (indexes into `modules`, as
 // modulesForLineAnalysis gives) to `report`, with hits per source line from `tables`.

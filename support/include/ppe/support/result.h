@@ -27,8 +27,7 @@ struct Error {
 };
 
 // A value or the error that prevented it.
-template <class T>
-class Result {
+template <class T> class Result {
 public:
     Result(T value)
         : m_v(std::move(value))

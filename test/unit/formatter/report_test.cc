@@ -1,0 +1,137 @@
+// The report model: PPE's statistics and the attribution of bins to modules.
+#include "ppe/formatter/report.h"
+#include "ppe/formatter/text_report.h"
+
+#include "profile_builder.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace ppe {
+namespace {
+
+    using testing::profileWith;
+
+    TEST(Statistics, TableTwoFirstRow)
+    {
+        // PPE's Table 2: NTH_LLL, 5794 of 27207 hits -> 21.30 +- 0.25.
+        EXPECT_EQ(
+            fmt::format("{:.2f} +- {:.2f}", 100.0 * 5794 / 27207, binomialErrorPercent(5794, 27207)), "21.30 +- 0.25");
+        EXPECT_EQ(fmt::format("{:.2f}", binomialErrorPercent(904, 27207)), "0.11"); // DDOTX
+        EXPECT_EQ(fmt::format("{:.2f}", binomialErrorPercent(9, 27207)), "0.01"); // NTH_SPT
+        EXPECT_DOUBLE_EQ(binomialErrorPercent(10, 10), 0.0);
+        EXPECT_DOUBLE_EQ(binomialErrorPercent(0, 0), 0.0);
+    }
+
+    TEST(BuildReport, OrdersModulesByHitsAndAccumulatesTo100)
+    {
+        const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1100 } } }, { "b.o", { { 0x1100, 0x1180 } } },
+            { "c.o", { { 0x1180, 0x1200 } } }, { "idle.o", { { 0x1200, 0x1300 } } } };
+        const Report r = buildReport(profileWith({ { 0x1010, 10 }, { 0x1110, 60 }, { 0x1190, 30 } }), modules);
+        ASSERT_EQ(r.modules.size(), 3u) << "modules without hits are left out";
+        EXPECT_EQ(r.modules[0].name, "b.o");
+        EXPECT_EQ(r.modules[1].name, "c.o");
+        EXPECT_EQ(r.modules[2].name, "a.o");
+        EXPECT_DOUBLE_EQ(r.modules[0].percent, 60.0);
+        EXPECT_DOUBLE_EQ(r.modules[1].accumulated, 90.0);
+        EXPECT_DOUBLE_EQ(r.modules.back().accumulated, 100.0);
+        EXPECT_EQ(r.modules[0].address, 0x1100u);
+        EXPECT_EQ(r.modules[0].size, 0x80u);
+        EXPECT_FALSE(r.splitBins);
+        EXPECT_DOUBLE_EQ(r.unattributed, 0.0);
+        EXPECT_TRUE(r.warnings.empty());
+    }
+
+    TEST(BuildReport, ModuleWithSeveralSections)
+    {
+        const std::vector<CodeModule> modules
+            = { { "main.o", { { 0x1000, 0x1010 }, { 0x1800, 0x1810 } } }, { "other.o", { { 0x1400, 0x1410 } } } };
+        const Report r = buildReport(profileWith({ { 0x1008, 5 }, { 0x1400, 3 }, { 0x1804, 7 } }), modules);
+        ASSERT_EQ(r.modules.size(), 2u);
+        EXPECT_EQ(r.modules[0].name, "main.o");
+        EXPECT_DOUBLE_EQ(r.modules[0].hits, 12.0);
+        EXPECT_EQ(r.modules[0].size, 0x20u);
+    }
+
+    TEST(BuildReport, StraddlingBinIsSplitByBytes)
+    {
+        // A 16-byte bin at 0x1000: 4 bytes belong to a.o, 12 to b.o.
+        const std::vector<CodeModule> modules
+            = { { "a.o", { { 0x0ff0, 0x1004 } } }, { "b.o", { { 0x1004, 0x1100 } } } };
+        const Report r = buildReport(profileWith({ { 0x1000, 100 } }, 16, 1), modules);
+        ASSERT_EQ(r.modules.size(), 2u);
+        EXPECT_EQ(r.modules[0].name, "b.o");
+        EXPECT_DOUBLE_EQ(r.modules[0].hits, 75.0);
+        EXPECT_DOUBLE_EQ(r.modules[1].hits, 25.0);
+        EXPECT_TRUE(r.splitBins);
+        EXPECT_NE(renderTextReport(r).find("split in proportion"), std::string::npos);
+    }
+
+    TEST(BuildReport, HitsWhereNoCodeIsAreCountedAndWarned)
+    {
+        const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1010 } } } };
+        const Report r = buildReport(profileWith({ { 0x1004, 90 }, { 0x1020, 10 } }), modules);
+        EXPECT_DOUBLE_EQ(r.unattributed, 10.0);
+        ASSERT_EQ(r.warnings.size(), 1u);
+        EXPECT_NE(r.warnings[0].find("10 of 100 in-range hits"), std::string::npos) << r.warnings[0];
+        EXPECT_NE(renderTextReport(r).find("(no module)"), std::string::npos);
+        EXPECT_DOUBLE_EQ(r.modules[0].percent, 90.0) << "percentages stay of all in-range hits";
+    }
+
+} // namespace
+} // namespace ppe
+
+namespace ppe {
+namespace {
+
+    TEST(SharedObjectRows, FunctionsFromOffsetsWithErrorsAndNotes)
+    {
+        Profile p = testing::profileWith({ { 0x1000, 100 } });
+        p.total = 400;
+        p.counts[kShared] = 300;
+        p.objects.push_back(SharedObject {
+            "/lib/libm.so.6", "ab12", 200, { { 0x1010, 60 }, { 0x1020, 30 }, { 0x1028, 90 }, { 0x5000, 20 } } });
+        p.objects.push_back(SharedObject { "/gone/libx.so", "", 96, { { 0x10, 96 } } });
+        p.objects.push_back(SharedObject { "/lib/librare.so", "", 4, { { 0x10, 4 } } });
+        Report r = buildReport(p, { { "main.o", { { 0x1000, 0x1100 } } } });
+        auto codeOf = [](const SharedObject& o) -> Result<ObjectCode> {
+            if (o.path != "/lib/libm.so.6")
+                return Error { o.path, 0, "no such file" };
+            ObjectCode code;
+            code.functions = { { "sqrt", { { 0x1000, 0x1018 } } }, { "exp", { { 0x1018, 0x1030 } } },
+                { "log", { { 0x1030, 0x1040 } } } };
+            code.addressOfOffset = [](uint64_t offset) -> std::optional<uint64_t> {
+                return offset < 0x4000 ? std::optional<uint64_t>(offset) : std::nullopt;
+            };
+            return code;
+        };
+        addSharedObjects(r, codeOf, 1.5, 1);
+        ASSERT_EQ(r.objects.size(), 2u) << "librare.so has 1 % of the samples, below the threshold";
+        const ObjectRow& libm = r.objects[0];
+        EXPECT_EQ(libm.path, "/lib/libm.so.6");
+        EXPECT_EQ(libm.buildId, "ab12");
+        EXPECT_DOUBLE_EQ(libm.percent, 50.0);
+        EXPECT_DOUBLE_EQ(libm.error, binomialErrorPercent(200, 400));
+        ASSERT_EQ(libm.functions.size(), 1u) << "the top one only";
+        EXPECT_EQ(libm.functions[0].name, "exp");
+        EXPECT_DOUBLE_EQ(libm.functions[0].hits, 120.0);
+        EXPECT_DOUBLE_EQ(libm.functions[0].percent, 30.0);
+        EXPECT_EQ(libm.functions[0].address, 0x1018u);
+        EXPECT_EQ(libm.moreFunctions, 1u) << "sqrt";
+        EXPECT_DOUBLE_EQ(libm.withoutFunction, 20.0) << "the offset no segment loads";
+        const ObjectRow& gone = r.objects[1];
+        EXPECT_EQ(gone.note, "no such file");
+        EXPECT_TRUE(gone.functions.empty());
+        const std::string text = renderTextReport(r);
+        EXPECT_NE(text.find("PPE - SHARED OBJECTS IN DECREASING TIME"), std::string::npos) << text;
+        EXPECT_NE(
+            text.find("   1 - libm.so.6              50.00 +-  2.50         200  /lib/libm.so.6  (build id ab12)"),
+            std::string::npos)
+            << text;
+        EXPECT_NE(text.find("         exp                  30.00 +-  2.29         120\n"), std::string::npos) << text;
+        EXPECT_NE(text.find("(1 more functions)"), std::string::npos) << text;
+        EXPECT_NE(text.find("(functions unknown: no such file)"), std::string::npos) << text;
+    }
+
+} // namespace
+} // namespace ppe
