@@ -1,5 +1,5 @@
 // The report model: PPE's statistics and the attribution of bins to modules.
-#include "ppe/formatter/report.h"
+#include "ppe/formatter/build_report.h"
 #include "ppe/formatter/text_report.h"
 
 #include "profile_builder.h"
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-namespace ppe {
+namespace ppe::formatter {
 namespace {
 
     using testing::profileWith;
@@ -38,7 +38,7 @@ namespace {
         EXPECT_EQ(r.modules[0].address, 0x1100u);
         EXPECT_EQ(r.modules[0].size, 0x80u);
         EXPECT_FALSE(r.splitBins);
-        EXPECT_DOUBLE_EQ(r.unattributed, 0.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.hits, 0.0);
         EXPECT_TRUE(r.warnings.empty());
     }
 
@@ -71,7 +71,9 @@ namespace {
     {
         const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1010 } } } };
         const Report r = buildReport(profileWith({ { 0x1004, 90 }, { 0x1020, 10 } }), modules);
-        EXPECT_DOUBLE_EQ(r.unattributed, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.hits, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.percent, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.error, binomialErrorPercent(10, 100));
         ASSERT_EQ(r.warnings.size(), 1u);
         EXPECT_NE(r.warnings[0].find("10 of 100 in-range hits"), std::string::npos) << r.warnings[0];
         EXPECT_NE(renderTextReport(r).find("(no module)"), std::string::npos);
@@ -79,9 +81,9 @@ namespace {
     }
 
 } // namespace
-} // namespace ppe
+} // namespace ppe::formatter
 
-namespace ppe {
+namespace ppe::formatter {
 namespace {
 
     TEST(SharedObjectRows, FunctionsFromOffsetsWithErrorsAndNotes)
@@ -118,7 +120,10 @@ namespace {
         EXPECT_DOUBLE_EQ(libm.functions[0].percent, 30.0);
         EXPECT_EQ(libm.functions[0].address, 0x1018u);
         EXPECT_EQ(libm.moreFunctions, 1u) << "sqrt";
-        EXPECT_DOUBLE_EQ(libm.withoutFunction, 20.0) << "the offset no segment loads";
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.hits, 20.0) << "the offset no segment loads";
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.percent, 5.0);
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.error, binomialErrorPercent(20, 400));
+        EXPECT_EQ(libm.name, "libm.so.6");
         const ObjectRow& gone = r.objects[1];
         EXPECT_EQ(gone.note, "no such file");
         EXPECT_TRUE(gone.functions.empty());
@@ -134,4 +139,4 @@ namespace {
     }
 
 } // namespace
-} // namespace ppe
+} // namespace ppe::formatter

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace ppe {
+namespace ppe::formatter {
 
 struct TextOptions {
     unsigned barWidth = 40; // characters of the busiest line's bar
@@ -14,4 +14,4 @@ struct TextOptions {
 
 std::string renderTextReport(const Report& report, const TextOptions& options = {});
 
-} // namespace ppe
+} // namespace ppe::formatter
