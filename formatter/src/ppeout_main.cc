@@ -81,27 +81,31 @@ void usage(const po::options_description& options)
     fmt::print("{}", text.str());
 }
 
+// The options, writing into `o` (whose defaults are the request's).
 po::options_description describe(Options& o)
 {
+    pf::ReportRequest& r = o.request;
     po::options_description options("Options");
-    options.add_options()(
-        "exe,e", po::value(&o.request.exe), "the executable the profile is of (default: the image it names)")("by,b",
-        po::value(&o.by)->default_value("unit"),
-        "without a map: modules are compile units (unit) or functions (function)")("line-threshold,t",
-        po::value(&o.request.lineThreshold)->default_value(1.0, "1"),
-        "list the program text of modules with at least this % of the in-range time")("bar-width,w",
-        po::value(&o.barWidth)->default_value(40),
-        "characters of the busiest line's bar")("source-dir,s", po::value(&o.request.sourceDirs)->composing(),
-        "look for source files here too (by their name and their base name); repeatable")("debug-dir",
-        po::value(&o.request.debugDirs)->composing(),
-        "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable")(
-        "objects-threshold", po::value(&o.request.objectThreshold)->default_value(1.0, "1"),
-        "list shared objects with at least this % of all samples")("top-functions",
-        po::value(&o.request.topFunctions)->default_value(5),
-        "functions listed per shared object")("ignore-build-id", po::bool_switch(&o.request.ignoreBuildId),
-        "format a profile with an executable of another build (the report may be wrong)")("verbose,v",
-        po::bool_switch(&o.request.verbose), "say which listing went to which module, and what DWARF was used")(
-        "help,h", "print this help and exit")("version,V", "print the version and exit");
+    auto add = options.add_options();
+    add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
+    add("by,b", po::value(&o.by)->default_value(o.by),
+        "without a map: modules are compile units (unit) or functions (function)");
+    add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
+        "list the program text of modules with at least this % of the in-range time");
+    add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
+    add("source-dir,s", po::value(&r.sourceDirs)->composing(),
+        "look for source files here too (by their name and their base name); repeatable");
+    add("debug-dir", po::value(&r.debugDirs)->composing(),
+        "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable");
+    add("objects-threshold", po::value(&r.objectThreshold)->default_value(r.objectThreshold, "1"),
+        "list shared objects with at least this % of all samples");
+    add("top-functions", po::value(&r.topFunctions)->default_value(r.topFunctions),
+        "functions listed per shared object");
+    add("ignore-build-id", po::bool_switch(&r.ignoreBuildId),
+        "format a profile with an executable of another build (the report may be wrong)");
+    add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
+    add("help,h", "print this help and exit");
+    add("version,V", "print the version and exit");
     return options;
 }
 
