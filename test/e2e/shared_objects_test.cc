@@ -34,7 +34,7 @@ namespace {
     double shareIn(const SharedObject& o, const FunctionSymbol& f)
     {
         uint64_t inside = 0;
-        for (const ObjectHits& h : o.hitsByOffset)
+        for (const ObjectSamples& h : o.hitsByOffset)
             inside += h.fileOffset >= f.address && h.fileOffset < f.address + f.size ? h.count : 0;
         return o.hits ? double(inside) / double(o.hits) : 0;
     }
