@@ -1,0 +1,54 @@
+// Opening an ELF file through LLVM Object, and what is read straight from its headers and
+// sections: the build id, the PT_LOAD segments, whether it carries DWARF.
+#pragma once
+
+#include "ppe/debuginfo/debug_info.h"
+
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ppe::debuginfo {
+
+namespace obj = llvm::object;
+
+// LLVM's text for an error, which is consumed.
+std::string message(llvm::Error error);
+
+struct OpenedElf {
+    obj::OwningBinary<obj::ObjectFile> binary;
+    const obj::ELFObjectFileBase* elf = nullptr;
+};
+
+// The ELF file at `path`; errors name the file and say what it is instead.
+Result<OpenedElf> openElf(const std::string& path);
+
+// The bytes of the first section called `name`, as stored (still compressed, if it is).
+std::optional<llvm::StringRef> sectionContents(const obj::ObjectFile& o, llvm::StringRef name);
+
+// Whether `o` has a non-empty .debug_info (or GNU-compressed .zdebug_info).
+bool hasDwarf(const obj::ObjectFile& o);
+
+// Lower-case hex of NT_GNU_BUILD_ID, "" if there is none.
+std::string buildIdOf(const obj::ELFObjectFileBase& elf);
+
+// The PT_LOAD program headers.
+std::vector<Segment> segmentsOf(const obj::ELFObjectFileBase& elf);
+
+// Calls `f(o)` with `elf` as its concrete ELFObjectFile<ELFT> type.
+template <class F> void withElfType(const obj::ELFObjectFileBase& elf, F&& f)
+{
+    if (const auto* o = llvm::dyn_cast<obj::ELF64LEObjectFile>(&elf))
+        f(*o);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF32LEObjectFile>(&elf))
+        f(*o);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF64BEObjectFile>(&elf))
+        f(*o);
+    else if (const auto* o = llvm::dyn_cast<obj::ELF32BEObjectFile>(&elf))
+        f(*o);
+}
+
+} // namespace ppe::debuginfo
