@@ -9,6 +9,25 @@ namespace ppe::debuginfo {
 
 using llvm::DWARFDie;
 
+namespace {
+
+    bool isFortran(const DWARFDie& unit)
+    {
+        const auto language = llvm::dwarf::toUnsigned(unit.find(llvm::dwarf::DW_AT_language));
+        return language && llvm::dwarf::isFortran(llvm::dwarf::SourceLanguage(*language));
+    }
+
+    // The name of the Fortran module `die` is declared in, or "".
+    std::string moduleOf(const DWARFDie& die)
+    {
+        const DWARFDie parent = die.getParent();
+        if (!parent || parent.getTag() != llvm::dwarf::DW_TAG_module)
+            return "";
+        return llvm::dwarf::toString(parent.find(llvm::dwarf::DW_AT_name), "");
+    }
+
+} // namespace
+
 DwarfReader::DwarfReader(DebugInfo& info, const Options& options, const std::vector<Symbol>& symbols)
     : m_info(info)
     , m_options(options)
@@ -19,7 +38,15 @@ DwarfReader::DwarfReader(DebugInfo& info, const Options& options, const std::vec
 
 void DwarfReader::read(const obj::ObjectFile& dwarf)
 {
-    m_debugLine = sectionContents(dwarf, ".debug_line").value_or(llvm::StringRef());
+    if (const std::string compression = unreadableCompression(dwarf); !compression.empty()) {
+        warn("debug sections compressed with " + compression
+            + ", which LLVM 14 cannot read: DWARF not read (objcopy --decompress-debug-sections makes them readable)");
+        return;
+    }
+    if (Result<llvm::StringRef> debugLine = debugSectionContents(dwarf, ".debug_line", m_debugLineStorage))
+        m_debugLine = *debugLine;
+    else
+        warn(debugLine.error().message);
     m_littleEndian = dwarf.isLittleEndian();
     auto ctx = llvm::DWARFContext::create(
         dwarf, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "",
@@ -86,24 +113,37 @@ void DwarfReader::readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit)
     cu.ranges = rangesOf(die);
     const int index = int(m_info.units.size());
     m_info.units.push_back(std::move(cu));
+    m_fortran = isFortran(die);
     visit(die, index, -1);
     if (m_options.lines)
         readLines(ctx, unit, index);
 }
 
-void DwarfReader::addFunction(const DWARFDie& die, int unit, std::vector<AddressRange> ranges, uint64_t entry)
+// C and C++ names come from the linkage name (or the symbol at the entry), demangled; Fortran
+// module procedures and the main program as gdb shows them: `kern::smooth` for __kern_MOD_smooth,
+// the program's own name for MAIN__ (other procedures keep their symbol, `gram_`, as in a map).
+void DwarfReader::nameFunction(const DWARFDie& die, uint64_t entry, Function& f) const
 {
-    Function f;
     const char* linkage = die.getName(llvm::DINameKind::LinkageName);
     const char* shortName = die.getShortName();
     std::string symbol;
     if (auto it = m_symbolAt.find(entry); it != m_symbolAt.end())
         symbol = it->second->name;
     const std::string mangled = linkage && (!shortName || std::strcmp(linkage, shortName) != 0) ? linkage : symbol;
-    f.name = !mangled.empty() ? demangled(mangled) : shortName ? shortName : "";
+    const std::string module = m_fortran ? moduleOf(die) : "";
+    if (shortName && *shortName && (!module.empty() || (m_fortran && die.find(llvm::dwarf::DW_AT_main_subprogram))))
+        f.name = fortranName(module, shortName);
+    else
+        f.name = !mangled.empty() ? demangled(mangled) : shortName ? shortName : "";
     if (f.name.empty())
         f.name = "(unnamed function)";
     f.linkageName = mangled != f.name ? mangled : "";
+}
+
+void DwarfReader::addFunction(const DWARFDie& die, int unit, std::vector<AddressRange> ranges, uint64_t entry)
+{
+    Function f;
+    nameFunction(die, entry, f);
     f.ranges = std::move(ranges);
     f.unit = unit;
     f.line = int(die.getDeclLine());

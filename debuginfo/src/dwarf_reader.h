@@ -26,6 +26,7 @@ private:
     bool loaded(uint64_t address) const;
     std::vector<AddressRange> rangesOf(const llvm::DWARFDie& die, uint64_t* entry = nullptr);
     void readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit);
+    void nameFunction(const llvm::DWARFDie& die, uint64_t entry, Function& f) const;
     void addFunction(const llvm::DWARFDie& die, int unit, std::vector<AddressRange> ranges, uint64_t entry);
     void visit(const llvm::DWARFDie& parent, int unit, int outer);
     void visitSubprogram(const llvm::DWARFDie& die, int unit, int outer);
@@ -39,8 +40,10 @@ private:
     IntervalSet m_inlined;
     std::map<uint64_t, const Symbol*> m_symbolAt;
     std::map<std::string, int> m_fileIds;
-    llvm::StringRef m_debugLine;
+    llvm::StringRef m_debugLine; // decompressed
+    std::string m_debugLineStorage; // where it was decompressed to
     bool m_littleEndian = true;
+    bool m_fortran = false; // the unit being read is Fortran
 };
 
 } // namespace ppe::debuginfo

@@ -1,5 +1,6 @@
 #include "elf_file.h"
 
+#include <llvm/Object/Decompressor.h>
 #include <llvm/Support/Endian.h>
 
 #include <cerrno>
@@ -109,6 +110,53 @@ std::optional<llvm::StringRef> sectionContents(const obj::ObjectFile& o, llvm::S
         return *contents;
     }
     return std::nullopt;
+}
+
+Result<llvm::StringRef> debugSectionContents(const obj::ObjectFile& o, llvm::StringRef name, std::string& storage)
+{
+    const std::string gnuName = ".z" + name.drop_front().str(); // .debug_line -> .zdebug_line
+    for (const obj::SectionRef& s : o.sections()) {
+        auto n = s.getName();
+        if (!n) {
+            llvm::consumeError(n.takeError());
+            continue;
+        }
+        if (*n != name && *n != gnuName)
+            continue;
+        auto contents = s.getContents();
+        if (!contents)
+            return Error { "", 0, name.str() + ": " + message(contents.takeError()) };
+        if (!obj::Decompressor::isCompressedELFSection(obj::ELFSectionRef(s).getFlags(), *n))
+            return *contents;
+        auto decompressor = obj::Decompressor::create(*n, *contents, o.isLittleEndian(), o.getBytesInAddress() == 8);
+        if (!decompressor)
+            return Error { "", 0, n->str() + ": cannot decompress: " + message(decompressor.takeError()) };
+        if (llvm::Error e = decompressor->resizeAndDecompress(storage))
+            return Error { "", 0, n->str() + ": cannot decompress: " + message(std::move(e)) };
+        return llvm::StringRef(storage);
+    }
+    return llvm::StringRef();
+}
+
+std::string unreadableCompression(const obj::ObjectFile& o)
+{
+    const auto endian = o.isLittleEndian() ? llvm::support::little : llvm::support::big;
+    for (const obj::SectionRef& s : o.sections()) {
+        auto name = s.getName();
+        auto contents = s.getContents();
+        if (!name || !contents || !name->startswith(".debug")
+            || !(obj::ELFSectionRef(s).getFlags() & llvm::ELF::SHF_COMPRESSED) || contents->size() < 4) {
+            llvm::consumeError(name.takeError());
+            llvm::consumeError(contents.takeError());
+            continue;
+        }
+        const uint32_t type = llvm::support::endian::read32(contents->data(), endian); // Elf*_Chdr::ch_type
+        if (type == 2) // ELFCOMPRESS_ZSTD
+            return "zstd";
+        if (type != llvm::ELF::ELFCOMPRESS_ZLIB)
+            return "compression type " + std::to_string(type);
+    }
+    return "";
 }
 
 bool hasDwarf(const obj::ObjectFile& o)

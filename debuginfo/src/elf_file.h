@@ -29,6 +29,16 @@ Result<OpenedElf> openElf(const std::string& path);
 // The bytes of the first section called `name`, as stored (still compressed, if it is).
 std::optional<llvm::StringRef> sectionContents(const obj::ObjectFile& o, llvm::StringRef name);
 
+// The contents of the DWARF section `name` (".debug_line"), decompressed when it is stored
+// compressed (SHF_COMPRESSED with zlib, or GNU's .zdebug_line); `storage` keeps decompressed bytes.
+// Empty when there is no such section; an error (without a file name) when it cannot be
+// decompressed.
+Result<llvm::StringRef> debugSectionContents(const obj::ObjectFile& o, llvm::StringRef name, std::string& storage);
+
+// When a debug section of `o` is compressed in a way LLVM 14 cannot undo (zstd: LLVM reads it
+// from version 16), what it is ("zstd"); else "".
+std::string unreadableCompression(const obj::ObjectFile& o);
+
 // Whether `o` has a non-empty .debug_info (or GNU-compressed .zdebug_info).
 bool hasDwarf(const obj::ObjectFile& o);
 
