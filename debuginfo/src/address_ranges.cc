@@ -1,6 +1,7 @@
 #include "address_ranges.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace ppe::debuginfo {
 
@@ -25,6 +26,13 @@ bool IntervalSet::contains(uint64_t address) const
     auto it = std::upper_bound(
         ranges.begin(), ranges.end(), address, [](uint64_t a, const AddressRange& r) { return a < r.start; });
     return it != ranges.begin() && address < std::prev(it)->end;
+}
+
+uint64_t IntervalSet::nextStart(uint64_t address) const
+{
+    auto it = std::upper_bound(
+        ranges.begin(), ranges.end(), address, [](uint64_t a, const AddressRange& r) { return a < r.start; });
+    return it == ranges.end() ? UINT64_MAX : it->start;
 }
 
 } // namespace ppe::debuginfo

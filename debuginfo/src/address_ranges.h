@@ -15,6 +15,7 @@ struct IntervalSet {
     std::vector<AddressRange> ranges;
     void finish() { sortAndMerge(ranges); }
     bool contains(uint64_t address) const; // after finish()
+    uint64_t nextStart(uint64_t address) const; // the first start above `address`, else UINT64_MAX
 };
 
 } // namespace ppe::debuginfo

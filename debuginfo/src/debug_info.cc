@@ -5,9 +5,12 @@
 #include "debug_file_search.h"
 #include "demangle.h"
 #include "dwarf_reader.h"
+#include "frame_ranges.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <climits>
+#include <cstdio>
 
 namespace ppe::debuginfo {
 
@@ -34,14 +37,19 @@ namespace {
             f.unit = f.unit >= 0 ? newIndex[f.unit] : -1;
     }
 
-    // Symbols where no DWARF function is (crt code, libraries without debug info) become
-    // functions; then all are sorted by their lowest address.
-    void addSymbolFunctions(DebugInfo& info, const std::vector<Symbol>& symbols)
+    IntervalSet rangesOf(const std::vector<Function>& functions)
     {
         IntervalSet described;
-        for (const Function& f : info.functions)
+        for (const Function& f : functions)
             described.ranges.insert(described.ranges.end(), f.ranges.begin(), f.ranges.end());
         described.finish();
+        return described;
+    }
+
+    // Symbols where no DWARF function is (crt code, libraries without debug info) become functions.
+    void addSymbolFunctions(DebugInfo& info, const std::vector<Symbol>& symbols)
+    {
+        const IntervalSet described = rangesOf(info.functions);
         for (const Symbol& s : symbols) {
             if (s.size == 0 || described.contains(s.address))
                 continue;
@@ -50,6 +58,29 @@ namespace {
             f.linkageName = f.name != s.name ? s.name : "";
             f.ranges = { AddressRange { s.address, s.address + s.size } };
             f.fromSymbols = true;
+            info.functions.push_back(std::move(f));
+        }
+    }
+
+    std::string hexName(uint64_t address)
+    {
+        char name[32];
+        std::snprintf(name, sizeof name, "func_0x%" PRIx64, address);
+        return name;
+    }
+
+    // Code that neither DWARF nor a symbol names (stripped libraries) becomes one function per
+    // .eh_frame FDE, up to the next named code; then all functions are sorted by lowest address.
+    void addFrameFunctions(DebugInfo& info, const std::vector<AddressRange>& frames)
+    {
+        const IntervalSet named = rangesOf(info.functions);
+        for (const AddressRange& r : frames) {
+            if (named.contains(r.start) || !isLoadedCode(info.segments, r.start))
+                continue;
+            Function f;
+            f.name = hexName(r.start);
+            f.ranges = { AddressRange { r.start, std::min(r.end, named.nextStart(r.start)) } };
+            f.fromFrames = true;
             info.functions.push_back(std::move(f));
         }
         std::stable_sort(info.functions.begin(), info.functions.end(),
@@ -141,11 +172,13 @@ Result<DebugInfo> loadInProcess(const std::string& path, const Options& options,
         dwarf = split->elf;
     }
     const std::vector<Symbol> symbols = readSymbols(elf, split ? split->elf : nullptr);
+    const std::vector<AddressRange> frames = readDwarf ? frameRanges(elf) : std::vector<AddressRange>();
     DwarfReader reader(info, options, symbols);
     if (dwarf)
         reader.read(*dwarf);
     sortUnits(info);
     addSymbolFunctions(info, symbols);
+    addFrameFunctions(info, frames);
     sortLines(info.lines);
     annotateLines(info, reader.inlined());
     return info;

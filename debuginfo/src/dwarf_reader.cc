@@ -64,18 +64,7 @@ void DwarfReader::warn(const std::string& text)
         m_info.warnings.push_back(m_info.debugPath + ": " + text);
 }
 
-// Code that is really in the program: inside an executable segment (discarded functions keep
-// address 0 or a tombstone in DWARF).
-bool DwarfReader::loaded(uint64_t address) const
-{
-    if (m_info.segments.empty())
-        return true;
-    for (const Segment& s : m_info.segments) {
-        if (s.executable && address >= s.address && address < s.address + s.memSize)
-            return true;
-    }
-    return false;
-}
+bool DwarfReader::loaded(uint64_t address) const { return isLoadedCode(m_info.segments, address); }
 
 // The die's code, sorted; `entry`, if given, gets the address the code is entered at
 // (DW_AT_low_pc, or the first of DW_AT_ranges: a .cold part may lie below it).

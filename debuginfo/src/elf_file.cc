@@ -195,4 +195,15 @@ std::vector<Segment> segmentsOf(const obj::ELFObjectFileBase& elf)
     return out;
 }
 
+bool isLoadedCode(const std::vector<Segment>& segments, uint64_t address)
+{
+    if (segments.empty())
+        return true;
+    for (const Segment& s : segments) {
+        if (s.executable && address >= s.address && address < s.address + s.memSize)
+            return true;
+    }
+    return false;
+}
+
 } // namespace ppe::debuginfo

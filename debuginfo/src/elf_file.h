@@ -48,6 +48,10 @@ std::string buildIdOf(const obj::ELFObjectFileBase& elf);
 // The PT_LOAD program headers.
 std::vector<Segment> segmentsOf(const obj::ELFObjectFileBase& elf);
 
+// Whether `address` is code really in the program: inside an executable segment (discarded
+// functions keep address 0 or a tombstone in DWARF). True when there are no segments.
+bool isLoadedCode(const std::vector<Segment>& segments, uint64_t address);
+
 // Calls `f(o)` with `elf` as its concrete ELFObjectFile<ELFT> type.
 template <class F> void withElfType(const obj::ELFObjectFileBase& elf, F&& f)
 {

@@ -29,7 +29,7 @@ template <> struct Fields<CompileUnit> {
 template <> struct Fields<Function> {
     template <class S, class V> static void visit(S& s, V&& v)
     {
-        v(s.name, s.linkageName, s.ranges, s.unit, s.line, s.fromSymbols);
+        v(s.name, s.linkageName, s.ranges, s.unit, s.line, s.fromSymbols, s.fromFrames);
     }
 };
 

@@ -401,6 +401,37 @@ namespace {
         EXPECT_NE(named(info, "numbers::sumSquares(int)"), nullptr) << "from .symtab";
     }
 
+    // A stripped shared library: its exported functions from .dynsym, and code without any symbol
+    // split into functions by its .eh_frame FDEs, named by their address (as perf does).
+    TEST(Debuginfo, StrippedLibraryCodeWithoutSymbolsIsSplitByFrameDescriptions)
+    {
+        TempDir dir;
+        ASSERT_EQ(runProgram({ "objcopy", "--strip-all", DI_LIB, dir.file("lib.so") }).status, 0);
+        const DebugInfo info = load(dir.file("lib.so"));
+        EXPECT_TRUE(info.units.empty());
+        const Function* scale = named(info, "scale");
+        ASSERT_NE(scale, nullptr);
+        EXPECT_TRUE(scale->fromSymbols);
+        EXPECT_FALSE(scale->fromFrames);
+        uint64_t helper = 0;
+        for (const NmSymbol& s : nmFunctions(DI_LIB)) {
+            if (s.name == "helper")
+                helper = s.address;
+        }
+        ASSERT_NE(helper, 0u);
+        std::ostringstream name;
+        name << "func_0x" << std::hex << helper;
+        const Function* unnamed = info.functionAt(helper);
+        ASSERT_NE(unnamed, nullptr);
+        EXPECT_EQ(unnamed->name, name.str());
+        EXPECT_TRUE(unnamed->fromFrames);
+        EXPECT_EQ(unnamed->ranges.front().start, helper);
+        // Named code is never covered twice.
+        for (size_t i = 1; i < info.functions.size(); ++i)
+            EXPECT_LE(info.functions[i - 1].ranges.back().end, info.functions[i].ranges.front().start)
+                << info.functions[i].name;
+    }
+
     // Files the fuzzer found (test/data/debuginfo/README.md): a result or an error, never a crash.
     TEST(Debuginfo, FuzzerFindingsAreReadWithoutACrash)
     {

@@ -110,8 +110,8 @@ namespace {
         d.segments = { Segment { 0x1000, 0x401000, 0x2345, 0x3456, true }, Segment { 1, 2, 3, 4, false } };
         d.units = { CompileUnit { "a.c", "/src", "GNU C17 12.2.0", { { 0x401000, 0x401100 }, { 0x402000, 0x402010 } } },
             CompileUnit { "b.f90", "/f", "GNU Fortran", {} } };
-        d.functions = { Function { "ns::f(int)", "_ZN2ns1fEi", { { 0x401000, 0x401080 } }, 1, 42, true },
-            Function { "main", "", { { 7, 9 } }, -1, 0, false } };
+        d.functions = { Function { "ns::f(int)", "_ZN2ns1fEi", { { 0x401000, 0x401080 } }, 1, 42, true, false },
+            Function { "main", "", { { 7, 9 } }, -1, 0, false, true } };
         d.files = { "/src/a.c", "/src/a.h" };
         d.lines
             = { LineRange { 0x401000, 0x401004, 1, 17, 3, true }, LineRange { 0x401004, 0x401008, 0, 0, -1, false } };
