@@ -38,9 +38,8 @@ DwarfReader::DwarfReader(DebugInfo& info, const Options& options, const std::vec
 
 void DwarfReader::read(const obj::ObjectFile& dwarf)
 {
-    if (const std::string compression = unreadableCompression(dwarf); !compression.empty()) {
-        warn("debug sections compressed with " + compression
-            + ", which LLVM 14 cannot read: DWARF not read (objcopy --decompress-debug-sections makes them readable)");
+    if (const std::string problem = compressionProblem(dwarf); !problem.empty()) {
+        warn(problem);
         return;
     }
     if (Result<llvm::StringRef> debugLine = debugSectionContents(dwarf, ".debug_line", m_debugLineStorage))

@@ -71,6 +71,39 @@ namespace {
         return out;
     }
 
+    // Deflate turns one byte into at most 1032 (its best case): a larger size is damage.
+    constexpr uint64_t kMostInflation = 1032;
+
+    // What keeps LLVM 14 from decompressing the debug section `s`, or "".
+    std::string compressionProblemOf(const obj::ObjectFile& o, const obj::SectionRef& s)
+    {
+        auto name = s.getName();
+        auto contents = s.getContents();
+        if (!name || !contents || !(name->startswith(".debug") || name->startswith(".zdebug"))
+            || !obj::Decompressor::isCompressedELFSection(obj::ELFSectionRef(s).getFlags(), *name)) {
+            llvm::consumeError(name.takeError());
+            llvm::consumeError(contents.takeError());
+            return "";
+        }
+        const auto endian = o.isLittleEndian() ? llvm::support::little : llvm::support::big;
+        const uint32_t type = contents->size() >= 4 && name->startswith(".debug")
+            ? llvm::support::endian::read32(contents->data(), endian) // Elf*_Chdr::ch_type
+            : uint32_t(llvm::ELF::ELFCOMPRESS_ZLIB);
+        if (type != llvm::ELF::ELFCOMPRESS_ZLIB)
+            return "debug sections compressed with "
+                + (type == 2 ? std::string("zstd") : "type " + std::to_string(type))
+                + ", which LLVM 14 cannot read: DWARF not read (objcopy --decompress-debug-sections makes them "
+                  "readable)";
+        auto decompressor = obj::Decompressor::create(*name, *contents, o.isLittleEndian(), o.getBytesInAddress() == 8);
+        if (!decompressor)
+            return name->str() + ": damaged compressed section (" + message(decompressor.takeError())
+                + "): DWARF not read";
+        if (decompressor->getDecompressedSize() > contents->size() * kMostInflation)
+            return name->str() + ": damaged compressed section (" + std::to_string(contents->size())
+                + " bytes cannot hold " + std::to_string(decompressor->getDecompressedSize()) + "): DWARF not read";
+        return "";
+    }
+
 } // namespace
 
 Result<OpenedElf> openElf(const std::string& path)
@@ -138,23 +171,11 @@ Result<llvm::StringRef> debugSectionContents(const obj::ObjectFile& o, llvm::Str
     return llvm::StringRef();
 }
 
-std::string unreadableCompression(const obj::ObjectFile& o)
+std::string compressionProblem(const obj::ObjectFile& o)
 {
-    const auto endian = o.isLittleEndian() ? llvm::support::little : llvm::support::big;
     for (const obj::SectionRef& s : o.sections()) {
-        auto name = s.getName();
-        auto contents = s.getContents();
-        if (!name || !contents || !name->startswith(".debug")
-            || !(obj::ELFSectionRef(s).getFlags() & llvm::ELF::SHF_COMPRESSED) || contents->size() < 4) {
-            llvm::consumeError(name.takeError());
-            llvm::consumeError(contents.takeError());
-            continue;
-        }
-        const uint32_t type = llvm::support::endian::read32(contents->data(), endian); // Elf*_Chdr::ch_type
-        if (type == 2) // ELFCOMPRESS_ZSTD
-            return "zstd";
-        if (type != llvm::ELF::ELFCOMPRESS_ZLIB)
-            return "compression type " + std::to_string(type);
+        if (std::string problem = compressionProblemOf(o, s); !problem.empty())
+            return problem;
     }
     return "";
 }

@@ -35,9 +35,9 @@ std::optional<llvm::StringRef> sectionContents(const obj::ObjectFile& o, llvm::S
 // decompressed.
 Result<llvm::StringRef> debugSectionContents(const obj::ObjectFile& o, llvm::StringRef name, std::string& storage);
 
-// When a debug section of `o` is compressed in a way LLVM 14 cannot undo (zstd: LLVM reads it
-// from version 16), what it is ("zstd"); else "".
-std::string unreadableCompression(const obj::ObjectFile& o);
+// Why the compressed debug sections of `o` cannot be read, or "": zstd (LLVM reads it from
+// version 16 only), or a damaged compression header (a size no zlib stream of that length holds).
+std::string compressionProblem(const obj::ObjectFile& o);
 
 // Whether `o` has a non-empty .debug_info (or GNU-compressed .zdebug_info).
 bool hasDwarf(const obj::ObjectFile& o);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -430,6 +431,30 @@ namespace {
         for (size_t i = 1; i < info.functions.size(); ++i)
             EXPECT_LE(info.functions[i - 1].ranges.back().end, info.functions[i].ranges.front().start)
                 << info.functions[i].name;
+    }
+
+    // A compressed section whose header claims more than deflate can hold (found by fuzz/fuzz_elf:
+    // LLVM allocated the 64 GiB claimed): one warning, the symbols, no DWARF.
+    TEST(Debuginfo, ImpossibleDecompressedSizeIsAWarning)
+    {
+        const testing::RunResult sections = runProgram({ "readelf", "-SW", DI_CXX_ZLIB });
+        std::smatch m;
+        ASSERT_TRUE(
+            std::regex_search(sections.out, m, std::regex(R"(\.debug_info\s+PROGBITS\s+[0-9a-f]+\s+([0-9a-f]+))")))
+            << sections.out;
+        std::ifstream in(DI_CXX_ZLIB, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const uint64_t claimed = uint64_t(1) << 36;
+        std::memcpy(&bytes[std::stoul(m[1], nullptr, 16) + 8], &claimed, sizeof claimed); // Elf64_Chdr::ch_size
+        TempDir dir;
+        std::ofstream(dir.file("cxx"), std::ios::binary) << bytes;
+        const DebugInfo info = load(dir.file("cxx"));
+        ASSERT_EQ(info.warnings.size(), 1u) << ::testing::PrintToString(info.warnings);
+        EXPECT_NE(
+            info.warnings[0].find(dir.file("cxx") + ": .debug_info: damaged compressed section ("), std::string::npos)
+            << info.warnings[0];
+        EXPECT_TRUE(info.units.empty());
+        EXPECT_NE(named(info, "numbers::sumSquares(int)"), nullptr) << "from .symtab";
     }
 
     // Files the fuzzer found (test/data/debuginfo/README.md): a result or an error, never a crash.
