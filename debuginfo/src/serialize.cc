@@ -29,7 +29,7 @@ namespace {
                 for (const auto& item : v)
                     put(item);
             } else {
-                Fields<T>::visit(v, [this](const auto&... fields) { (put(fields), ...); });
+                Fields<T>::visit(v, [&](const auto&... fields) { (put(fields), ...); });
             }
         }
         std::string& bytes() { return m_bytes; }
