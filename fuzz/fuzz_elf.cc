@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <unistd.h>
 
@@ -18,7 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     std::fclose(f);
     ppe::debuginfo::Options options;
     options.debugRoots.clear();
-    options.isolate = false; // find what the child process of loadDebugInfo protects ppeout from
+    // Fuzzing reads in-process, to find what the child process of loadDebugInfo protects ppeout
+    // from; a replay (PPE_FUZZ_ISOLATE set, fuzz/replay.sh) takes ppeout's own path, where a crash
+    // inside LLVM costs the file's DWARF, never the report.
+    static const bool isolate = std::getenv("PPE_FUZZ_ISOLATE") != nullptr;
+    options.isolate = isolate;
     (void)ppe::debuginfo::loadDebugInfo(path, options);
     return 0;
 }
