@@ -2,6 +2,7 @@
 // Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
 // program, so its exit status and signals are its own.
 #include "ppe/core/env_value.h"
+#include "ppe/core/limits.h"
 #include "ppe/core/output_file.h"
 #include "ppe/profile/live_recovery.h"
 
@@ -130,21 +131,21 @@ void exportSettings(const Options& o)
     if (o.output)
         setenv("PPE_OUT", o.output->c_str(), 1);
     if (o.mem)
-        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, 1u << 21).c_str(), 1);
+        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, ppe::kMaxPages).c_str(), 1);
     if (o.interval && o.frequency)
         fail(kUsageError, "--interval and --frequency both given; choose one");
     if (o.interval)
-        setenv("PPE_INT", checkedNumber("interval", *o.interval, 100, 36'000'000'000).c_str(), 1);
+        setenv("PPE_INT", checkedNumber("interval", *o.interval, ppe::kMinInterval, ppe::kMaxInterval).c_str(), 1);
     if (o.frequency) {
-        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, 100'000));
-        setenv("PPE_INT", std::to_string(10'000'000 / hz).c_str(), 1);
+        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, ppe::kMaxFrequencyHz));
+        setenv("PPE_INT", std::to_string(ppe::kIntervalsPerSecond / hz).c_str(), 1);
     }
     if (o.mode)
         setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
     if (o.timer)
         setenv("PPE_TIMER", o.timer->c_str(), 1);
     if (o.checkpoint)
-        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, 365 * 86400).c_str(), 1);
+        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, ppe::kMaxCheckpointSeconds).c_str(), 1);
 }
 
 void preload(const fs::path& library)
