@@ -47,9 +47,11 @@ po::options_description describeOptions()
 {
     po::options_description d("Options (before PROG)");
     d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")(
-        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")(
-        "mem,m", po::value<std::string>()->value_name("PAGES"), "histogram budget in 512-byte pages (PPE_MEM, 2048)")(
-        "interval,i", po::value<std::string>()->value_name("N"), "sampling interval in 100 ns units (PPE_INT, 5000)")(
+        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")("mem,m",
+        po::value<std::string>()->value_name("PAGES"),
+        ("histogram budget in 512-byte pages (PPE_MEM, " + std::to_string(ppe::kDefaultPages) + ")").c_str())(
+        "interval,i", po::value<std::string>()->value_name("N"),
+        ("sampling interval in 100 ns units (PPE_INT, " + std::to_string(ppe::kDefaultInterval) + ")").c_str())(
         "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
         po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
