@@ -85,33 +85,35 @@ namespace {
         return 0;
     }
 
-    int startSampling()
+    // Runs `step` under the control lock while the collector is active; -1 when it is not.
+    template <typename Step> int whileActive(Step step)
     {
         ControlLock lock;
         if (!active())
             return -1;
-        if (g_ppe.phase.load(std::memory_order_acquire) == Phase::Ready)
-            startPeriod();
+        step();
         return 0;
+    }
+
+    int startSampling()
+    {
+        return whileActive([] {
+            if (g_ppe.phase.load(std::memory_order_acquire) == Phase::Ready)
+                startPeriod();
+        });
     }
 
     int pauseSampling()
     {
-        ControlLock lock;
-        if (!active())
-            return -1;
-        if (running())
-            endPeriod();
-        return 0;
+        return whileActive([] {
+            if (running())
+                endPeriod();
+        });
     }
 
     int stopSampling()
     {
-        ControlLock lock;
-        if (!active())
-            return -1;
-        finish("ppe_stop");
-        return 0;
+        return whileActive([] { finish("ppe_stop"); });
     }
 
     __attribute__((constructor)) void autoStart() { ppe_load(); }

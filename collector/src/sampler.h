@@ -8,6 +8,9 @@
 //    signal (the real-time signal SIGRTMAX-3) forwards it with rt_tgsigqueueinfo() (carrying the
 //    sample's weight) to every other thread of the program, so each thread is sampled at the asked
 //    rate whether it runs or waits.
+// The collector's own thread (service_thread.h) blocks every signal: it is never sent a forwarded
+// sample, a SIGTRAP of its inherited perf event stays pending there, and a sample taken on it
+// anyway is dropped by the collector's hook.
 #pragma once
 
 #include "config.h"
