@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     auto map = ppe::mapparse::parseLinkMap(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.map");
     if (map) {
         std::vector<size_t> origin;
-        (void)ppe::modulesFromMap(*map, origin);
+        (void)ppe::formatter::modulesFromMap(*map, origin);
     }
     return 0;
 }

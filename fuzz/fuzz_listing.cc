@@ -22,6 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         address += sectionSize + 16;
     }
     map.modules.push_back(unit);
-    (void)ppe::placeListing(*listing, "fuzz.lis", map);
+    (void)ppe::formatter::placeListing(*listing, "fuzz.lis", map);
     return 0;
 }

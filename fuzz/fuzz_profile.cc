@@ -1,5 +1,5 @@
 // libFuzzer target: .ppe profiles (profile reader) and the report built from them.
-#include "ppe/formatter/report.h"
+#include "ppe/formatter/build_report.h"
 #include "ppe/formatter/text_report.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -14,9 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     auto profile = ppe::parseProfile(text, "fuzz.ppe");
     if (!profile)
         return 0;
-    const std::vector<ppe::CodeModule> modules = { { "a.o", { { profile->rangeStart, profile->rangeStart + 64 } } },
-        { "b.o", { { profile->rangeStart + 64, profile->rangeEnd } } } };
-    const ppe::Report report = ppe::buildReport(std::move(profile.value()), modules);
-    (void)ppe::renderTextReport(report);
+    const std::vector<ppe::formatter::CodeModule> modules
+        = { { "a.o", { { profile->rangeStart, profile->rangeStart + 64 } } },
+              { "b.o", { { profile->rangeStart + 64, profile->rangeEnd } } } };
+    const ppe::formatter::Report report = ppe::formatter::buildReport(std::move(profile.value()), modules);
+    (void)ppe::formatter::renderTextReport(report);
     return 0;
 }

@@ -12,6 +12,8 @@ packages=(
   llvm-14-dev libfmt-dev libboost-program-options-dev libgtest-dev libgmock-dev
   # LLVM's CMake package refers to these
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev
+  # CI's checks: clang with libFuzzer and the sanitizer runtimes, clang-format (.clang-format)
+  clang libclang-rt-14-dev clang-format-14
   # split debug info of libc and libm under /usr/lib/debug/.build-id: function names in the
   # shared-object table (what a perf or gdb user installs too)
   libc6-dbg

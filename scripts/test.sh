@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds ppe and runs the whole test suite, in parallel.
+# Builds ppe and runs the whole test suite, in parallel. Arguments go to CMake (e.g. -DPPE_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+scripts/build.sh "$@"
 ctest --test-dir build -j "$(nproc)" --output-on-failure

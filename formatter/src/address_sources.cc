@@ -1,12 +1,14 @@
 #include "ppe/formatter/address_sources.h"
 
+#include "paths.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
 
-namespace ppe {
+namespace ppe::formatter {
 
 namespace {
 
@@ -16,12 +18,6 @@ namespace {
             module.ranges.back().end = end;
         else
             module.ranges.push_back({ start, end });
-    }
-
-    std::string_view baseName(std::string_view path)
-    {
-        const size_t slash = path.rfind('/');
-        return slash == std::string_view::npos ? path : path.substr(slash + 1);
     }
 
     bool endsWith(std::string_view text, std::string_view suffix)
@@ -99,11 +95,11 @@ namespace {
                     continue;
                 const uint64_t end = std::min(r->offset + r->size, pair.map->size);
                 table.ranges.push_back(
-                    LineRange { pair.map->address + r->offset, pair.map->address + end, r->file, r->line });
+                    LineSpan { pair.map->address + r->offset, pair.map->address + end, r->file, r->line });
             }
         }
         std::sort(table.ranges.begin(), table.ranges.end(),
-            [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
+            [](const LineSpan& a, const LineSpan& b) { return a.start < b.start; });
         table.text.resize(table.files.size());
         table.textPaths.resize(table.files.size());
         for (const listparse::SourceLine& l : listing.sourceLines) {
@@ -212,4 +208,4 @@ Result<PlacedListing> placeListing(
             listing.primarySource.empty() ? byListing : listing.primarySource) };
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -1,4 +1,6 @@
-#include "ppe/formatter/report.h"
+#include "ppe/formatter/build_report.h"
+
+#include "paths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +8,7 @@
 #include <map>
 #include <set>
 
-namespace ppe {
+namespace ppe::formatter {
 
 double binomialErrorPercent(double hits, double n)
 {
@@ -16,11 +18,18 @@ double binomialErrorPercent(double hits, double n)
     return 100.0 * std::sqrt(p * (1.0 - p) / n);
 }
 
+Share shareOf(double hits, double n)
+{
+    if (n <= 0)
+        return Share { hits, 0, 0 };
+    return Share { hits, 100.0 * hits / n, binomialErrorPercent(hits, n) };
+}
+
 namespace {
 
     // A range of code and what owns it (a module, or a line within one module's analysis).
     struct Piece {
-        AddressRange range;
+        AddressSpan range;
         size_t owner;
     };
 
@@ -28,7 +37,7 @@ namespace {
     {
         std::vector<Piece> pieces;
         for (size_t m = 0; m < modules.size(); ++m) {
-            for (const AddressRange& r : modules[m].ranges)
+            for (const AddressSpan& r : modules[m].ranges)
                 pieces.push_back(Piece { r, m });
         }
         std::sort(
@@ -69,8 +78,9 @@ namespace {
         for (size_t m = 0; m < modules.size(); ++m) {
             if (hits[m] <= 0)
                 continue;
-            rows.push_back(ModuleRow { m, modules[m].name, hits[m], 100.0 * hits[m] / n,
-                binomialErrorPercent(hits[m], n), 0, modules[m].address(), modules[m].size() });
+            const Share share = shareOf(hits[m], n);
+            rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, share.error, 0,
+                modules[m].address(), modules[m].size() });
         }
         std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
             return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;
@@ -90,9 +100,9 @@ namespace {
     {
         std::map<std::pair<int, int>, size_t> index;
         std::vector<Piece> pieces;
-        for (const AddressRange& r : module.ranges) {
+        for (const AddressSpan& r : module.ranges) {
             auto it = std::upper_bound(table.ranges.begin(), table.ranges.end(), r.start,
-                [](uint64_t address, const LineRange& l) { return address < l.start; });
+                [](uint64_t address, const LineSpan& l) { return address < l.start; });
             if (it != table.ranges.begin())
                 --it;
             for (; it != table.ranges.end() && it->start < r.end; ++it) {
@@ -151,6 +161,92 @@ namespace {
         return after + 1;
     }
 
+    // Hits per (file, line) of one module: file -> line -> (hits, has code).
+    using FileHits = std::map<int, std::map<int, std::pair<double, bool>>>;
+
+    // Builds the rows of a module's analysis, accumulating the % of the module's hits as it goes.
+    class RowMaker {
+    public:
+        RowMaker(const LineTable& table, double moduleHits)
+            : m_table(table)
+            , m_moduleHits(moduleHits)
+        {
+        }
+
+        void add(FileLines& file, int f, int line, double hits, bool code)
+        {
+            m_accumulated += hits;
+            const double percent = m_moduleHits > 0 ? 100.0 * m_accumulated / m_moduleHits : 0;
+            file.rows.push_back(LineRow { line, textOf(m_table, f, line), hits, percent, code });
+        }
+
+    private:
+        const LineTable& m_table;
+        double m_moduleHits;
+        double m_accumulated = 0;
+    };
+
+    FileLines fileLines(const LineTable& table, int f, bool own)
+    {
+        return FileLines { size_t(f) < table.files.size() ? table.files[f] : "",
+            size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", own, {}, {} };
+    }
+
+    bool isBlank(const std::string& text) { return text.find_first_not_of(" \t") == std::string::npos; }
+
+    // The module's own file: every line (a compilation unit) or its first to last line of code.
+    void addOwnFile(ModuleLines& out, const CodeModule& module, const LineTable& table, const FileHits& byFile,
+        int firstLine, RowMaker& rows)
+    {
+        static const std::map<int, std::pair<double, bool>> kNone;
+        const auto found = byFile.find(0);
+        const auto& own = found == byFile.end() ? kNone : found->second;
+        int first = 1, last = 0;
+        if (!own.empty()) {
+            last = own.rbegin()->first;
+            if (!module.wholeFile)
+                first = std::max(1, std::min(firstLine, own.begin()->first));
+        }
+        if (module.wholeFile && !table.text.empty())
+            last = std::max(last, int(table.text[0].size()));
+        if (last < first)
+            return;
+        FileLines file = fileLines(table, 0, true);
+        while (!module.wholeFile && first < last && !own.contains(first) && isBlank(textOf(table, 0, first)))
+            ++first;
+        for (int line = first; line <= last; ++line) {
+            auto it = own.find(line);
+            rows.add(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
+        }
+        out.files.push_back(std::move(file));
+    }
+
+    // Other files: the lines that took hits, under their own name, with the functions their code
+    // is inlined into.
+    void addOtherFiles(ModuleLines& out, const LineTable& table, const FileHits& byFile,
+        const std::map<std::pair<int, int>, std::set<int>>& inlinedInto, RowMaker& rows)
+    {
+        for (const auto& [f, lines] : byFile) {
+            if (f == 0)
+                continue;
+            FileLines file = fileLines(table, f, false);
+            std::set<int> callers;
+            for (const auto& [line, cell] : lines) {
+                if (cell.first <= 0)
+                    continue;
+                rows.add(file, f, line, cell.first, true);
+                if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
+                    callers.insert(it->second.begin(), it->second.end());
+            }
+            for (int c : callers) {
+                if (size_t(c) < table.functions.size())
+                    file.inlinedInto.push_back(table.functions[c]);
+            }
+            if (!file.rows.empty())
+                out.files.push_back(std::move(file));
+        }
+    }
+
     ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
         const LineTable& table, int firstLine, bool& split)
     {
@@ -162,8 +258,7 @@ namespace {
         for (const Bin& bin : profile.bins)
             attributeBin(bin, profile.binWidth, pieces, hits, split);
 
-        // file -> line -> (hits, has code)
-        std::map<int, std::map<int, std::pair<double, bool>>> byFile;
+        FileHits byFile;
         double lined = 0;
         for (size_t i = 0; i < places.size(); ++i) {
             auto& cell = byFile[places[i].first][places[i].second];
@@ -173,59 +268,60 @@ namespace {
             out.busiest = std::max(out.busiest, cell.first);
         }
         out.withoutLine = std::max(0.0, row.hits - lined);
-
-        double accumulated = 0;
-        auto addRow = [&](FileLines& file, int f, int line, double h, bool code) {
-            accumulated += h;
-            file.rows.push_back(
-                LineRow { line, textOf(table, f, line), h, row.hits > 0 ? 100.0 * accumulated / row.hits : 0, code });
-        };
-        // The module's own file: every line (a compilation unit) or its first to last line of code.
-        const auto& own = byFile[0];
-        int first = 1, last = 0;
-        if (!own.empty()) {
-            last = own.rbegin()->first;
-            if (!module.wholeFile)
-                first = std::max(1, std::min(firstLine, own.begin()->first));
-        }
-        if (module.wholeFile && !table.text.empty())
-            last = std::max(last, int(table.text[0].size()));
-        if (last >= first) {
-            FileLines file { table.files.empty() ? "" : table.files[0],
-                table.textPaths.empty() ? "" : table.textPaths[0], true, {}, {} };
-            if (!module.wholeFile) {
-                while (first < last && !own.contains(first)
-                    && textOf(table, 0, first).find_first_not_of(" \t") == std::string::npos)
-                    ++first;
-            }
-            for (int line = first; line <= last; ++line) {
-                auto it = own.find(line);
-                addRow(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
-            }
-            out.files.push_back(std::move(file));
-        }
-        // Other files: the lines that took hits, under their own name.
-        for (const auto& [f, lines] : byFile) {
-            if (f == 0)
-                continue;
-            FileLines file { size_t(f) < table.files.size() ? table.files[f] : "",
-                size_t(f) < table.textPaths.size() ? table.textPaths[f] : "", false, {}, {} };
-            std::set<int> callers;
-            for (const auto& [line, cell] : lines) {
-                if (cell.first <= 0)
-                    continue;
-                addRow(file, f, line, cell.first, true);
-                if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
-                    callers.insert(it->second.begin(), it->second.end());
-            }
-            for (int c : callers) {
-                if (size_t(c) < table.functions.size())
-                    file.inlinedInto.push_back(table.functions[c]);
-            }
-            if (!file.rows.empty())
-                out.files.push_back(std::move(file));
-        }
+        RowMaker rows(table, row.hits);
+        addOwnFile(out, module, table, byFile, firstLine, rows);
+        addOtherFiles(out, table, byFile, inlinedInto, rows);
         return out;
+    }
+
+    // One shared object's row: its samples by file offset become one-byte bins at link-time
+    // addresses, attributed to its functions like the executable's bins to modules.
+    void addFunctions(ObjectRow& row, const SharedObject& object, const ObjectCode& code, double n, size_t top)
+    {
+        const std::vector<Piece> pieces = piecesByAddress(code.functions);
+        std::vector<double> hits(code.functions.size(), 0.0);
+        bool split = false;
+        double without = 0;
+        for (const ObjectSamples& s : object.hitsByOffset) {
+            const std::optional<uint64_t> address = code.addressOfOffset(s.fileOffset);
+            if (!address) {
+                without += double(s.count);
+                continue;
+            }
+            without += attributeBin(Bin { *address, s.count }, 1, pieces, hits, split);
+        }
+        row.withoutFunction = shareOf(without, n);
+        for (size_t f = 0; f < hits.size(); ++f) {
+            if (hits[f] <= 0)
+                continue;
+            const Share share = shareOf(hits[f], n);
+            row.functions.push_back(FunctionRow { code.functions[f].name, share.hits, share.percent, share.error,
+                code.functions[f].address(), code.functions[f].size() });
+        }
+        std::stable_sort(row.functions.begin(), row.functions.end(),
+            [](const FunctionRow& a, const FunctionRow& b) { return a.hits > b.hits; });
+        if (row.functions.size() > top) {
+            row.moreFunctions = row.functions.size() - top;
+            row.functions.resize(top);
+        }
+    }
+
+    Totals totalsOf(const Profile& p)
+    {
+        Totals t;
+        t.system = p.counts[kShared] + p.counts[kVdso];
+        t.other = p.counts[kAnon] + p.counts[kUnknown] + p.counts[kLost];
+        t.overflow = p.counts[kAbove];
+        t.underflow = p.counts[kBelow];
+        const double total = p.total ? double(p.total) : 1.0;
+        t.userPercent = 100.0 * double(p.inRange() + t.underflow + t.overflow) / total;
+        t.systemPercent = 100.0 * double(t.system) / total;
+        t.otherPercent = 100.0 * double(t.other) / total;
+        t.cpuSeconds = p.cpuUser + p.cpuSystem;
+        t.intervalMs = double(p.interval) / 10000.0;
+        t.lastAddress = p.rangeEnd - 1;
+        t.rangeBytes = p.rangeEnd - p.rangeStart;
+        return t;
     }
 
 } // namespace
@@ -263,41 +359,16 @@ void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(con
     if (n <= 0)
         return;
     for (const SharedObject& object : report.profile.objects) {
-        const double objectHits = double(object.hits);
-        if (objectHits <= 0 || 100.0 * objectHits / n < thresholdPercent)
+        const Share share = shareOf(double(object.hits), n);
+        if (share.hits <= 0 || share.percent < thresholdPercent)
             continue;
-        ObjectRow row { object.path, object.buildId, objectHits, 100.0 * objectHits / n,
-            binomialErrorPercent(objectHits, n), {}, 0, 0, "" };
+        ObjectRow row { object.path, std::string(baseName(object.path)), object.buildId, share.hits, share.percent,
+            share.error, {}, 0, {}, "" };
         Result<ObjectCode> code = codeOf(object);
-        if (!code) {
+        if (code)
+            addFunctions(row, object, *code, n, topFunctions);
+        else
             row.note = code.error().message;
-            report.objects.push_back(std::move(row));
-            continue;
-        }
-        // Offsets become one-byte bins at link-time addresses, attributed like the executable's.
-        const std::vector<Piece> pieces = piecesByAddress(code->functions);
-        std::vector<double> hits(code->functions.size(), 0.0);
-        bool split = false;
-        for (const ObjectHits& h : object.hitsByOffset) {
-            const std::optional<uint64_t> address = code->addressOfOffset(h.fileOffset);
-            if (!address) {
-                row.withoutFunction += double(h.count);
-                continue;
-            }
-            row.withoutFunction += attributeBin(Bin { *address, h.count }, 1, pieces, hits, split);
-        }
-        for (size_t f = 0; f < hits.size(); ++f) {
-            if (hits[f] > 0) {
-                row.functions.push_back(FunctionRow { code->functions[f].name, hits[f], 100.0 * hits[f] / n,
-                    binomialErrorPercent(hits[f], n), code->functions[f].address(), code->functions[f].size() });
-            }
-        }
-        std::stable_sort(row.functions.begin(), row.functions.end(),
-            [](const FunctionRow& a, const FunctionRow& b) { return a.hits > b.hits; });
-        if (row.functions.size() > topFunctions) {
-            row.moreFunctions = row.functions.size() - topFunctions;
-            row.functions.resize(topFunctions);
-        }
         report.objects.push_back(std::move(row));
     }
     std::stable_sort(report.objects.begin(), report.objects.end(),
@@ -309,18 +380,21 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
     Report report;
     const std::vector<Piece> pieces = piecesByAddress(modules);
     std::vector<double> hits(modules.size(), 0.0);
+    double unattributed = 0;
     for (const Bin& bin : profile.bins)
-        report.unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins);
+        unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins);
     const double n = double(profile.inRange());
+    report.unattributed = shareOf(unattributed, n);
     if (n > 0)
         report.modules = rankModules(modules, hits, n);
-    if (report.unattributed > 0.5) {
+    if (unattributed > 0.5) {
         report.warnings.push_back(fmt::format("{:.0f} of {:.0f} in-range hits ({:.2f}%) fell where no module's code is "
                                               "(padding between sections, PLT, start-up code or skid)",
-            report.unattributed, n, 100.0 * report.unattributed / n));
+            unattributed, n, report.unattributed.percent));
     }
+    report.totals = totalsOf(profile);
     report.profile = std::move(profile);
     return report;
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -1,20 +1,16 @@
 #include "ppe/formatter/debug_sources.h"
 
+#include "paths.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
 
-namespace ppe {
+namespace ppe::formatter {
 
 namespace {
 
     namespace di = debuginfo;
-
-    std::string baseName(const std::string& path)
-    {
-        const size_t slash = path.rfind('/');
-        return slash == std::string::npos ? path : path.substr(slash + 1);
-    }
 
     std::string unitPath(const di::CompileUnit& u)
     {
@@ -60,10 +56,12 @@ namespace {
     {
         std::map<std::string, int> uses;
         for (const di::CompileUnit& u : info.units)
-            ++uses[baseName(u.name)];
+            ++uses[std::string(baseName(u.name))];
         std::vector<std::string> names;
-        for (const di::CompileUnit& u : info.units)
-            names.push_back(uses[baseName(u.name)] > 1 ? u.name : baseName(u.name));
+        for (const di::CompileUnit& u : info.units) {
+            const std::string base(baseName(u.name));
+            names.push_back(uses[base] > 1 ? u.name : base);
+        }
         return names;
     }
 
@@ -103,33 +101,32 @@ namespace {
                 caller = slot->second;
             }
             if (!t.ranges.empty()) {
-                LineRange& last = t.ranges.back();
+                LineSpan& last = t.ranges.back();
                 if (last.end == row.start && last.file == file->second && last.line == row.line
                     && last.inlinedInto == caller) {
                     last.end = row.end;
                     continue;
                 }
             }
-            t.ranges.push_back(LineRange { row.start, row.end, file->second, row.line, caller });
+            t.ranges.push_back(LineSpan { row.start, row.end, file->second, row.line, caller });
         }
         for (LineTable& t : tables) {
             std::sort(t.ranges.begin(), t.ranges.end(),
-                [](const LineRange& a, const LineRange& b) { return a.start < b.start; });
+                [](const LineSpan& a, const LineSpan& b) { return a.start < b.start; });
             t.text.resize(t.files.size());
             t.textPaths.resize(t.files.size());
         }
         return tables;
     }
 
-    std::vector<AddressRange> rangesOf(const std::vector<di::AddressRange>& ranges)
+    std::vector<AddressSpan> rangesOf(const std::vector<di::AddressRange>& ranges)
     {
-        std::vector<AddressRange> out;
+        std::vector<AddressSpan> out;
         for (const di::AddressRange& r : ranges) {
             if (r.end > r.start)
                 out.push_back({ r.start, r.end });
         }
-        std::sort(
-            out.begin(), out.end(), [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });
+        std::sort(out.begin(), out.end(), [](const AddressSpan& a, const AddressSpan& b) { return a.start < b.start; });
         return out;
     }
 
@@ -151,7 +148,7 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
         }
     }
     for (const di::Function& f : info.functions) {
-        const std::vector<AddressRange> ranges = rangesOf(f.ranges);
+        const std::vector<AddressSpan> ranges = rangesOf(f.ranges);
         if (ranges.empty())
             continue;
         const int unit = f.unit >= 0 ? f.unit : index.at(ranges.front().start);
@@ -190,7 +187,7 @@ ObjectCode objectCodeOf(const debuginfo::DebugInfo& info)
 {
     ObjectCode code;
     for (const di::Function& f : info.functions) {
-        std::vector<AddressRange> ranges = rangesOf(f.ranges);
+        std::vector<AddressSpan> ranges = rangesOf(f.ranges);
         if (!ranges.empty())
             code.functions.push_back(CodeModule { f.name, std::move(ranges), -1, false });
     }
@@ -205,4 +202,4 @@ ObjectCode objectCodeOf(const debuginfo::DebugInfo& info)
     return code;
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -3,6 +3,10 @@
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/debug_sources.h"
 #include "ppe/listparse/listing.h"
+#include "ppe/profile/live_recovery.h"
+#include "ppe/profile/profile_reader.h"
+
+#include "paths.h"
 
 #include <fmt/format.h>
 
@@ -14,18 +18,9 @@
 #include <set>
 #include <sys/stat.h>
 
-namespace ppe {
+namespace ppe::formatter {
 
 namespace {
-
-    void note(Messages& m, std::string text) { m.push_back({ Message::Kind::Note, std::move(text) }); }
-    void warn(Messages& m, std::string text) { m.push_back({ Message::Kind::Warning, std::move(text) }); }
-
-    std::string directoryOf(const std::string& path)
-    {
-        const size_t slash = path.rfind('/');
-        return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-    }
 
     // The files a listing argument names: a shell pattern the shell did not expand ('lib/*.lis') is
     // expanded here.
@@ -42,7 +37,7 @@ namespace {
         }
         globfree(&found);
         if (paths.empty())
-            warn(messages, fmt::format("{}: no file matches this pattern", arg));
+            addWarning(messages, fmt::format("{}: no file matches this pattern", arg));
         return paths;
     }
 
@@ -54,6 +49,108 @@ namespace {
         return options;
     }
 
+    using FileIds = std::set<std::pair<dev_t, ino_t>>;
+
+    // True when a file a listing argument names is not to be read as a listing: it cannot be read,
+    // was met before, is the output or another input, or is not a regular file. A message says why
+    // (none for a file met before).
+    bool skipListingFile(const std::string& path, const ListingRequest& request, FileIds& seen, Messages& messages)
+    {
+        struct stat st { };
+        if (stat(path.c_str(), &st) != 0) {
+            addWarning(messages, fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+            return true;
+        }
+        if (!seen.insert({ st.st_dev, st.st_ino }).second)
+            return true;
+        if (sameFile(path, request.output)) {
+            addNote(messages, fmt::format("{}: the output file, skipped", path));
+            return true;
+        }
+        if (std::any_of(request.inputs.begin(), request.inputs.end(),
+                [&](const std::string& input) { return sameFile(path, input); })) {
+            addNote(messages, fmt::format("{}: an input given before, not a listing; skipped", path));
+            return true;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            addNote(messages, fmt::format("{}: not a regular file, skipped", path));
+            return true;
+        }
+        return false;
+    }
+
+    // The text of a listing file, or nullopt (with a message) when it cannot be read or is no
+    // assembler listing.
+    std::optional<std::string> listingText(const std::string& path, Messages& messages)
+    {
+        std::ifstream file(path, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (!file.good() && !file.eof()) {
+            addWarning(messages, fmt::format("{}: cannot read", path));
+            return std::nullopt;
+        }
+        if (!listparse::looksLikeListing(text)) {
+            addNote(messages, fmt::format("{}: not an assembler listing, skipped", path));
+            return std::nullopt;
+        }
+        return text;
+    }
+
+    // Listings placed so far: the line tables, and which listing each unit of the map has.
+    struct PlacedListings {
+        const mapparse::LinkMap& map;
+        std::vector<CodeModule>& modules;
+        const std::vector<size_t>& unitOf;
+        LineSources sources;
+        std::map<size_t, std::string> listingOfUnit;
+    };
+
+    // Parses a listing and gives its compilation unit's modules its line table; a listing that is
+    // damaged, of another build or of a unit that has one already is left out with a warning.
+    void addListing(
+        PlacedListings& placed, const std::string& path, const std::string& text, bool verbose, Messages& messages)
+    {
+        auto listing = listparse::parseListing(text, path);
+        if (!listing) {
+            addWarning(messages, listing.error().str() + " (listing skipped)");
+            return;
+        }
+        auto place = placeListing(*listing, path, placed.map);
+        if (!place) {
+            addWarning(messages, place.error().str());
+            return;
+        }
+        const std::string& unit = placed.map.modules[place->unit].name;
+        if (auto [it, added] = placed.listingOfUnit.try_emplace(place->unit, path); !added) {
+            addWarning(messages,
+                fmt::format(
+                    "{}: the map's {} already has the listing {}; this one is ignored", path, unit, it->second));
+            return;
+        }
+        if (verbose) {
+            addNote(messages, fmt::format("{}: listing of {}", path, unit));
+            for (const std::string& n : place->notes)
+                addNote(messages, n);
+        }
+        const int table = int(placed.sources.tables.size());
+        for (size_t m = 0; m < placed.modules.size(); ++m) {
+            if (placed.unitOf[m] == place->unit)
+                placed.modules[m].lineTable = table;
+        }
+        placed.sources.tables.push_back(std::move(place->table));
+        placed.sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });
+    }
+
+    Result<Profile> readOneProfile(const std::string& path)
+    {
+        if (profilePathForLiveFile(path).empty())
+            return readProfile(path);
+        auto text = recoverLiveFile(path);
+        if (!text)
+            return text.error();
+        return parseProfile(*text, path);
+    }
+
 } // namespace
 
 bool sameFile(const std::string& a, const std::string& b)
@@ -63,76 +160,44 @@ bool sameFile(const std::string& a, const std::string& b)
     return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+std::string readPrefix(const std::string& path, size_t count)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text(count, '\0');
+    in.read(text.data(), std::streamsize(count));
+    text.resize(size_t(in.gcount()));
+    return text;
+}
+
+Result<Profile> readProfiles(const std::vector<std::string>& paths)
+{
+    if (paths.size() != 1)
+        return Error { "", 0, fmt::format("{} profiles: one is formatted at a time", paths.size()) };
+    const std::string& path = paths.front();
+    auto profile = readOneProfile(path);
+    if (profile)
+        return profile;
+    Error error = profile.error();
+    if (readPrefix(path, 4096).find("Memory Configuration") != std::string::npos
+        || mapparse::parseLinkMap(readPrefix(path, 1 << 20), path))
+        error.message += " (it looks like a linker map: the order is MAP_FILE PPE_FILE OUTPUT)";
+    return error;
+}
+
 LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap& map, std::vector<CodeModule>& modules,
     const std::vector<size_t>& unitOf, Messages& messages)
 {
-    LineSources sources;
-    std::map<size_t, std::string> listingOfUnit;
-    std::set<std::pair<dev_t, ino_t>> seen;
+    PlacedListings placed { map, modules, unitOf, {}, {} };
+    FileIds seen;
     for (const std::string& arg : request.arguments) {
         for (const std::string& path : expandPattern(arg, messages)) {
-            struct stat st { };
-            if (stat(path.c_str(), &st) != 0) {
-                warn(messages, fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+            if (skipListingFile(path, request, seen, messages))
                 continue;
-            }
-            if (!seen.insert({ st.st_dev, st.st_ino }).second)
-                continue;
-            if (sameFile(path, request.output)) {
-                note(messages, fmt::format("{}: the output file, skipped", path));
-                continue;
-            }
-            if (std::any_of(request.inputs.begin(), request.inputs.end(),
-                    [&](const std::string& input) { return sameFile(path, input); })) {
-                note(messages, fmt::format("{}: an input given before, not a listing; skipped", path));
-                continue;
-            }
-            if (!S_ISREG(st.st_mode)) {
-                note(messages, fmt::format("{}: not a regular file, skipped", path));
-                continue;
-            }
-            std::ifstream file(path, std::ios::binary);
-            std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-            if (!file.good() && !file.eof()) {
-                warn(messages, fmt::format("{}: cannot read", path));
-                continue;
-            }
-            if (!listparse::looksLikeListing(text)) {
-                note(messages, fmt::format("{}: not an assembler listing, skipped", path));
-                continue;
-            }
-            auto listing = listparse::parseListing(text, path);
-            if (!listing) {
-                warn(messages, listing.error().str() + " (listing skipped)");
-                continue;
-            }
-            auto placed = placeListing(*listing, path, map);
-            if (!placed) {
-                warn(messages, placed.error().str());
-                continue;
-            }
-            const std::string& unit = map.modules[placed->unit].name;
-            if (auto [it, added] = listingOfUnit.try_emplace(placed->unit, path); !added) {
-                warn(messages,
-                    fmt::format(
-                        "{}: the map's {} already has the listing {}; this one is ignored", path, unit, it->second));
-                continue;
-            }
-            if (request.verbose) {
-                note(messages, fmt::format("{}: listing of {}", path, unit));
-                for (const std::string& n : placed->notes)
-                    note(messages, n);
-            }
-            const int table = int(sources.tables.size());
-            for (size_t m = 0; m < modules.size(); ++m) {
-                if (unitOf[m] == placed->unit)
-                    modules[m].lineTable = table;
-            }
-            sources.tables.push_back(std::move(placed->table));
-            sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });
+            if (const std::optional<std::string> text = listingText(path, messages))
+                addListing(placed, path, *text, request.verbose, messages);
         }
     }
-    return sources;
+    return std::move(placed.sources);
 }
 
 Result<std::optional<debuginfo::DebugInfo>> loadImage(
@@ -149,7 +214,7 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(
             return e;
         }
         if (request.verbose)
-            note(messages, info.error().str() + ": its DWARF is not used");
+            addNote(messages, info.error().str() + ": its DWARF is not used");
         return std::optional<debuginfo::DebugInfo>();
     }
     if (!profile.buildId.empty() && !info->buildId.empty() && profile.buildId != info->buildId) {
@@ -160,23 +225,23 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(
             return Error { "", 0, message + " (--ignore-build-id formats it anyway)" };
         if (!request.ignoreBuildId) {
             if (request.verbose)
-                note(messages, message + "; its DWARF is not used");
+                addNote(messages, message + "; its DWARF is not used");
             return std::optional<debuginfo::DebugInfo>();
         }
-        warn(messages, message + "; formatted anyway (--ignore-build-id)");
+        addWarning(messages, message + "; formatted anyway (--ignore-build-id)");
     }
     if (required && info->units.empty() && info->functions.empty()) {
         return Error { path, 0,
             "no DWARF and no symbols: nothing to attribute samples to (build with -g, or give the map)" };
     }
     if (required && info->debugPath.empty()) {
-        warn(messages,
+        addWarning(messages,
             path
                 + ": no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by build id); "
                   "modules are the functions of its symbol tables");
     }
     for (const std::string& w : info->warnings)
-        warn(messages, w);
+        addWarning(messages, w);
     return std::optional<debuginfo::DebugInfo>(std::move(info.value()));
 }
 
@@ -192,4 +257,4 @@ Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vecto
     return objectCodeOf(*info);
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -2,20 +2,13 @@
 // executable's DWARF and symbols alone.
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
 //   ppeout [options] PPE_FILE OUTPUT
-// Options -> library calls (mapparse, listparse, debuginfo, profile; inputs.h) -> report model
-// -> text renderer.
-// Inputs are only read; the output never overwrites a file (the old one is kept as OUTPUT.~N~);
-// "-" is stdout.
+// Options -> a ReportRequest -> makeReport (make_report.h) -> the report model -> a renderer
+// (text). Inputs are only read; the output never overwrites a file (the old one is kept as
+// OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
-#include "ppe/debuginfo/debug_info.h"
-#include "ppe/formatter/address_sources.h"
-#include "ppe/formatter/debug_sources.h"
 #include "ppe/formatter/inputs.h"
-#include "ppe/formatter/report.h"
-#include "ppe/formatter/source_text.h"
+#include "ppe/formatter/make_report.h"
 #include "ppe/formatter/text_report.h"
-#include "ppe/mapparse/link_map.h"
-#include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <boost/program_options.hpp>
@@ -24,11 +17,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
-#include <set>
 #include <sstream>
 
 namespace po = boost::program_options;
+namespace pf = ppe::formatter;
 
 namespace {
 
@@ -42,69 +36,19 @@ void warn(const std::string& message) { fmt::print(stderr, "ppeout: warning: {}\
 
 void note(const std::string& message) { fmt::print(stderr, "ppeout: note: {}\n", message); }
 
-struct Inputs {
-    std::string map, profile, output, exe;
-    std::vector<std::string> sourceDirs, debugDirs;
-    bool verbose = false;
-    bool ignoreBuildId = false;
+void print(const pf::Messages& messages)
+{
+    for (const pf::Message& m : messages)
+        (m.kind == pf::Message::Kind::Note ? note : warn)(m.text);
+}
+
+struct Options {
+    pf::ReportRequest request;
+    std::string output;
+    std::string by = "unit";
+    unsigned barWidth = 40;
+    std::vector<std::string> args;
 };
-
-void print(ppe::Messages& messages)
-{
-    for (const ppe::Message& m : messages)
-        (m.kind == ppe::Message::Kind::Note ? note : warn)(m.text);
-    messages.clear();
-}
-
-// The executable's DWARF (see ppe::loadImage); an error ends the program.
-std::optional<ppe::debuginfo::DebugInfo> image(const Inputs& in, const ppe::Profile& profile, bool required)
-{
-    ppe::Messages messages;
-    auto info
-        = ppe::loadImage(ppe::ImageRequest { in.exe, in.profile, in.debugDirs, required, in.ignoreBuildId, in.verbose },
-            profile, messages);
-    print(messages);
-    if (!info)
-        fail(info.error().str());
-    return std::move(info.value());
-}
-
-std::string firstBytes(const std::string& path, size_t count)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::string text(count, '\0');
-    in.read(text.data(), std::streamsize(count));
-    text.resize(size_t(in.gcount()));
-    return text;
-}
-
-ppe::Profile loadProfile(const std::string& path)
-{
-    auto profile = [&]() -> ppe::Result<ppe::Profile> {
-        if (!ppe::profilePathForLiveFile(path).empty()) {
-            auto text = ppe::recoverLiveFile(path);
-            if (!text)
-                return text.error();
-            return ppe::parseProfile(*text, path);
-        }
-        return ppe::readProfile(path);
-    }();
-    if (profile)
-        return std::move(profile.value());
-    std::string message = profile.error().str();
-    if (firstBytes(path, 4096).find("Memory Configuration") != std::string::npos
-        || ppe::mapparse::parseLinkMap(firstBytes(path, 1 << 20), path))
-        message += " (it looks like a linker map: the order is MAP_FILE PPE_FILE OUTPUT)";
-    fail(message);
-}
-
-ppe::mapparse::LinkMap loadMap(const std::string& path)
-{
-    auto map = ppe::mapparse::readLinkMap(path);
-    if (!map)
-        fail(map.error().str());
-    return std::move(map.value());
-}
 
 void writeOutput(const std::string& path, const std::string& text)
 {
@@ -137,35 +81,79 @@ void usage(const po::options_description& options)
     fmt::print("{}", text.str());
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// The options, writing into `o` (whose defaults are the request's).
+po::options_description describe(Options& o)
 {
-    Inputs in;
-    double threshold = 1.0, objectThreshold = 1.0;
-    unsigned barWidth = 40;
-    size_t topFunctions = 5;
-    std::string by = "unit";
+    pf::ReportRequest& r = o.request;
     po::options_description options("Options");
-    options.add_options()("exe,e", po::value(&in.exe),
-        "the executable the profile is of (default: the image it names)")("by,b", po::value(&by)->default_value("unit"),
-        "without a map: modules are compile units (unit) or functions (function)")("line-threshold,t",
-        po::value(&threshold)->default_value(1.0, "1"),
-        "list the program text of modules with at least this % of the in-range time")(
-        "bar-width,w", po::value(&barWidth)->default_value(40), "characters of the busiest line's bar")("source-dir,s",
-        po::value(&in.sourceDirs)->composing(),
-        "look for source files here too (by their name and their base name); repeatable")("debug-dir",
-        po::value(&in.debugDirs)->composing(),
-        "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable")(
-        "objects-threshold", po::value(&objectThreshold)->default_value(1.0, "1"),
-        "list shared objects with at least this % of all samples")("top-functions",
-        po::value(&topFunctions)->default_value(5),
-        "functions listed per shared object")("ignore-build-id", po::bool_switch(&in.ignoreBuildId),
-        "format a profile with an executable of another build (the report may be wrong)")(
-        "verbose,v", po::bool_switch(&in.verbose), "say which listing went to which module, and what DWARF was used")(
-        "help,h", "print this help and exit")("version,V", "print the version and exit");
+    auto add = options.add_options();
+    add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
+    add("by,b", po::value(&o.by)->default_value(o.by),
+        "without a map: modules are compile units (unit) or functions (function)");
+    add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
+        "list the program text of modules with at least this % of the in-range time");
+    add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
+    add("source-dir,s", po::value(&r.sourceDirs)->composing(),
+        "look for source files here too (by their name and their base name); repeatable");
+    add("debug-dir", po::value(&r.debugDirs)->composing(),
+        "look for split debug files here (DIR/.build-id/xx/... and debuglink) before /usr/lib/debug; repeatable");
+    add("objects-threshold", po::value(&r.objectThreshold)->default_value(r.objectThreshold, "1"),
+        "list shared objects with at least this % of all samples");
+    add("top-functions", po::value(&r.topFunctions)->default_value(r.topFunctions),
+        "functions listed per shared object");
+    add("ignore-build-id", po::bool_switch(&r.ignoreBuildId),
+        "format a profile with an executable of another build (the report may be wrong)");
+    add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
+    add("help,h", "print this help and exit");
+    add("version,V", "print the version and exit");
+    return options;
+}
+
+void checkValues(const Options& o)
+{
+    const pf::ReportRequest& r = o.request;
+    if (!(r.lineThreshold >= 0 && r.lineThreshold <= 100))
+        fail(fmt::format("--line-threshold {}: not a percentage from 0 to 100", r.lineThreshold));
+    if (!(r.objectThreshold >= 0 && r.objectThreshold <= 100))
+        fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", r.objectThreshold));
+    if (o.barWidth < 1 || o.barWidth > 1000)
+        fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
+    if (o.by != "unit" && o.by != "function")
+        fail(fmt::format("--by {}: expected unit or function", o.by));
+}
+
+// The positional arguments: MAP_FILE PPE_FILE OUTPUT [LISTING...], or PPE_FILE OUTPUT (no map:
+// the executable's DWARF and symbols give modules and lines).
+void takeArguments(Options& o)
+{
+    const std::vector<std::string>& args = o.args;
+    const bool withMap = args.size() >= 3;
+    const size_t named = withMap ? 3 : 2;
+    for (size_t i = 0; i < named; ++i) {
+        if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
+            fail(fmt::format("{}: patterns are for listings only; the other arguments name one file each", args[i]));
+    }
+    pf::ReportRequest& r = o.request;
+    r.map = withMap ? args[0] : "";
+    r.profiles = { args[withMap ? 1 : 0] };
+    o.output = r.output = args[named - 1];
+    r.listings.assign(args.begin() + long(named), args.end());
+    r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
+    if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
+        fail(o.output + ": the output would replace an input");
+    if (!withMap && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
+        fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
+                         "MAP_FILE PPE_FILE OUTPUT)",
+            o.output));
+}
+
+// The options, or nullopt when --help or --version asked only for a text.
+std::optional<Options> parseOptions(int argc, char** argv)
+{
+    Options o;
+    const po::options_description options = describe(o);
     po::options_description all;
-    all.add(options).add_options()("args", po::value<std::vector<std::string>>());
+    all.add(options).add_options()("args", po::value(&o.args));
     po::positional_options_description positional;
     positional.add("args", -1);
     po::variables_map vm;
@@ -176,85 +164,40 @@ int main(int argc, char** argv)
         fail(std::string(e.what()) + " (see ppeout --help)");
     }
     if (vm.count("help"))
-        return usage(options), 0;
+        return usage(options), std::nullopt;
     if (vm.count("version"))
-        return fmt::print("ppeout {}\n", PPE_VERSION), 0;
-    const auto args = vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string> {};
-    if (args.size() < 2) {
+        return fmt::print("ppeout {}\n", PPE_VERSION), std::nullopt;
+    if (o.args.size() < 2) {
         fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT, got {} argument(s) "
                          "(see ppeout --help)",
-            args.size()));
+            o.args.size()));
     }
-    if (!(threshold >= 0 && threshold <= 100))
-        fail(fmt::format("--line-threshold {}: not a percentage from 0 to 100", threshold));
-    if (!(objectThreshold >= 0 && objectThreshold <= 100))
-        fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", objectThreshold));
-    if (barWidth < 1 || barWidth > 1000)
-        fail(fmt::format("--bar-width {}: not from 1 to 1000", barWidth));
-    if (by != "unit" && by != "function")
-        fail(fmt::format("--by {}: expected unit or function", by));
-    // Two arguments: no map, the executable's DWARF and symbols give modules and lines.
-    const bool withMap = args.size() >= 3;
-    in.map = withMap ? args[0] : "";
-    in.profile = args[withMap ? 1 : 0];
-    in.output = args[withMap ? 2 : 1];
-    for (size_t i = 0; i < (withMap ? 3u : 2u); ++i) {
-        if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
-            fail(fmt::format("{}: patterns are for listings only; the other arguments name one file each", args[i]));
-    }
-    if (ppe::sameFile(in.output, in.profile) || (withMap && ppe::sameFile(in.output, in.map)))
-        fail(in.output + ": the output would replace an input");
-    if (!withMap && ppe::looksLikeProfile(firstBytes(in.output, 4096)))
-        fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
-                         "MAP_FILE PPE_FILE OUTPUT)",
-            in.output));
+    checkValues(o);
+    takeArguments(o);
+    return o;
+}
 
-    std::vector<ppe::CodeModule> modules;
-    ppe::LineSources lines;
-    ppe::Profile profile;
-    ppe::Messages messages;
-    if (withMap) {
-        // The map first: with the first two arguments swapped, the error names the first one.
-        const ppe::mapparse::LinkMap map = loadMap(in.map);
-        std::vector<size_t> unitOf;
-        modules = ppe::modulesFromMap(map, unitOf);
-        profile = loadProfile(in.profile);
-        lines = ppe::loadListings(
-            ppe::ListingRequest { { args.begin() + 3, args.end() }, { in.map, in.profile }, in.output, in.verbose },
-            map, modules, unitOf, messages);
-        print(messages);
-        // DWARF fills the gaps: lines for the modules without a listing.
-        if (const auto info = image(in, profile, false)) {
-            const size_t filled = ppe::fillLineTables(*info, modules, lines.tables, lines.baseDirs);
-            if (in.verbose)
-                note(fmt::format("{}: DWARF lines for {} module(s) without a listing", info->path, filled));
-        }
-    } else {
-        profile = loadProfile(in.profile);
-        const auto info = image(in, profile, true);
-        ppe::DebugModules debug
-            = ppe::modulesFromDebugInfo(*info, by == "function" ? ppe::ModuleKind::Function : ppe::ModuleKind::Unit);
-        modules = std::move(debug.modules);
-        lines.tables = std::move(debug.tables);
-        lines.baseDirs = std::move(debug.baseDirs);
-        if (in.verbose)
-            note(fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info->path, info->units.size(),
-                info->functions.size(), info->debugPath.empty() ? "nowhere (symbols only)" : info->debugPath));
-    }
-    ppe::Report report = ppe::buildReport(std::move(profile), modules);
-    const std::vector<size_t> selected = ppe::modulesForLineAnalysis(report, modules, threshold);
-    std::set<int> read;
-    for (size_t m : selected) {
-        const int t = modules[m].lineTable;
-        if (read.insert(t).second)
-            ppe::loadSourceText(lines.tables[t], lines.baseDirs[t], in.sourceDirs, report.warnings);
-    }
-    ppe::analyseLines(report, modules, lines.tables, selected);
-    ppe::addSharedObjects(
-        report, [&](const ppe::SharedObject& o) { return ppe::sharedObjectCode(o, in.debugDirs); }, objectThreshold,
-        topFunctions);
-    for (const std::string& w : report.warnings)
+// The renderer the options ask for (only PPE's text layout today).
+std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
+{
+    const pf::TextOptions text { o.barWidth };
+    return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const std::optional<Options> options = parseOptions(argc, argv);
+    if (!options)
+        return 0;
+    pf::Messages messages;
+    const ppe::Result<pf::Report> report = pf::makeReport(options->request, messages);
+    print(messages);
+    if (!report)
+        fail(report.error().str());
+    for (const std::string& w : report->warnings)
         warn(w);
-    writeOutput(in.output, ppe::renderTextReport(report, ppe::TextOptions { barWidth }));
+    writeOutput(options->output, chooseRenderer(*options)(*report));
     return 0;
 }

@@ -1,5 +1,7 @@
 #include "ppe/formatter/source_text.h"
 
+#include "paths.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +10,7 @@
 #include <optional>
 #include <sys/stat.h>
 
-namespace ppe {
+namespace ppe::formatter {
 
 namespace {
 
@@ -23,12 +25,6 @@ namespace {
         if (dir.empty())
             return name;
         return dir.back() == '/' ? dir + name : dir + "/" + name;
-    }
-
-    std::string baseName(const std::string& path)
-    {
-        const size_t slash = path.rfind('/');
-        return slash == std::string::npos ? path : path.substr(slash + 1);
     }
 
     std::vector<std::string> candidates(
@@ -49,7 +45,7 @@ namespace {
         for (const std::string& dir : searchDirs) {
             if (name.front() != '/')
                 out.push_back(join(dir, name));
-            out.push_back(join(dir, baseName(name)));
+            out.push_back(join(dir, std::string(baseName(name))));
         }
         return out;
     }
@@ -126,4 +122,4 @@ void loadSourceText(LineTable& table, const std::vector<std::string>& baseDirs,
     }
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -2,11 +2,13 @@
 
 #include "ppe/core/civil_time.h"
 
+#include "paths.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
-namespace ppe {
+namespace ppe::formatter {
 
 namespace {
 
@@ -30,22 +32,15 @@ namespace {
         return line;
     }
 
-    std::string intervalText(const Profile& p)
-    {
-        const double ms = double(p.interval) / 10000.0;
-        return fmt::format("{:g} ms {}", ms, p.mode == SampleMode::Cpu ? "CPU" : "PC");
-    }
-
-    uint64_t count(const Profile& p, unsigned c) { return p.counts[c]; }
-
     void header(std::string& out, const Report& r)
     {
         const Profile& p = r.profile;
+        const Totals& t = r.totals;
         out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
         out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
         out += fmt::format(" Command line: {}\n", commandLine(p));
-        out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {}\n", p.rangeStart,
-            p.rangeEnd - 1, p.rangeEnd - p.rangeStart, intervalText(p));
+        out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {:g} ms {}\n", p.rangeStart,
+            t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
         out += fmt::format(
             " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
         if (p.status != ProfileStatus::Complete)
@@ -54,20 +49,16 @@ namespace {
             out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules or "
                                "lines is split in proportion to the bytes each owns\n",
                 p.binWidth);
-        const uint64_t system = count(p, kShared) + count(p, kVdso);
-        const uint64_t other = count(p, kAnon) + count(p, kUnknown) + count(p, kLost);
         out += '\n';
         out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total,
-            system, count(p, kAbove));
+            t.system, t.overflow);
         out += fmt::format("In range count  {:>10} | Other count     {:>10} | Underflow       {:>10}\n", p.inRange(),
-            other, count(p, kBelow));
+            t.other, t.underflow);
         out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
             p.binWidth, p.maxBin);
         out += '\n';
-        const double total = p.total ? double(p.total) : 1.0;
         out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}% Other time {:.2f}%\n",
-            p.cpuUser + p.cpuSystem, 100.0 * double(p.inRange() + count(p, kBelow) + count(p, kAbove)) / total,
-            100.0 * double(system) / total, 100.0 * double(other) / total);
+            t.cpuSeconds, t.userPercent, t.systemPercent, t.otherPercent);
     }
 
     void moduleTable(std::string& out, const Report& r)
@@ -83,17 +74,11 @@ namespace {
             out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
                 row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
         }
-        if (r.unattributed > 0.5) {
-            const double n = double(r.profile.inRange());
+        const Share& none = r.unattributed;
+        if (none.hits > 0.5) {
             out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
-                100.0 * r.unattributed / n, binomialErrorPercent(r.unattributed, n), "", r.unattributed);
+                none.percent, none.error, "", none.hits);
         }
-    }
-
-    std::string baseName(const std::string& path)
-    {
-        const size_t slash = path.rfind('/');
-        return slash == std::string::npos ? path : path.substr(slash + 1);
     }
 
     // Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
@@ -104,7 +89,7 @@ namespace {
         out += "\nPPE - SHARED OBJECTS IN DECREASING TIME, % OF ALL SAMPLES.\n\n";
         size_t width = 20;
         for (const ObjectRow& o : r.objects) {
-            width = std::max(width, baseName(o.path).size());
+            width = std::max(width, o.name.size());
             for (const FunctionRow& f : o.functions)
                 width = std::max(width, f.name.size() + 2);
         }
@@ -113,19 +98,18 @@ namespace {
             "error", "Hits", "Path");
         size_t rank = 0;
         for (const ObjectRow& o : r.objects) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, baseName(o.path),
-                width, o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, o.name, width,
+                o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
             for (const FunctionRow& f : o.functions) {
                 out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2,
                     f.percent, f.error, f.hits);
             }
-            const double total = r.profile.total ? double(r.profile.total) : 1.0;
             if (o.moreFunctions)
                 out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
-            if (o.withoutFunction >= 0.5) {
+            const Share& none = o.withoutFunction;
+            if (none.hits >= 0.5) {
                 out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)",
-                    width - 2, 100.0 * o.withoutFunction / total, binomialErrorPercent(o.withoutFunction, total),
-                    o.withoutFunction);
+                    width - 2, none.percent, none.error, none.hits);
             }
             if (!o.note.empty())
                 out += fmt::format("{:>4}     (functions unknown: {})\n", "", o.note);
@@ -202,4 +186,4 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     return out;
 }
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -159,7 +159,7 @@ namespace {
         auto& hits = p.objects[*id].hitsByOffset;
         if (!hits.empty() && hits.back().fileOffset >= *offset)
             return "object-hit offsets must ascend";
-        hits.push_back(ObjectHits { *offset, *count });
+        hits.push_back(ObjectSamples { *offset, *count });
         return "";
     }
 

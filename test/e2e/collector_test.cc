@@ -240,7 +240,7 @@ namespace {
         EXPECT_LT(double(kernel->hits), 3.0 * double(p.profile.inRange()));
         EXPECT_EQ(kernel->buildId, buildIdOf(example("libkernel.so")));
         uint64_t sum = 0;
-        for (const ObjectHits& h : kernel->hitsByOffset)
+        for (const ObjectSamples& h : kernel->hitsByOffset)
             sum += h.count;
         EXPECT_EQ(sum, kernel->hits);
         EXPECT_GE(p.profile.counts[kShared], kernel->hits);

@@ -5,10 +5,12 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <linux/perf_event.h>
 #include <spawn.h>
 #include <sstream>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,6 +127,21 @@ RunResult waitProgram(const Running& running)
 RunResult runProgram(const std::vector<std::string>& argv, const std::vector<EnvChange>& env, const std::string& cwd)
 {
     return waitProgram(startProgram(argv, env, cwd));
+}
+
+bool perfEventsAvailable()
+{
+    perf_event_attr attr {};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.exclude_kernel = 1;
+    attr.disabled = 1;
+    const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return false;
+    close(int(fd));
+    return true;
 }
 
 } // namespace ppe::testing

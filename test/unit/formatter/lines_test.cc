@@ -1,7 +1,7 @@
 // PPE's third part: listings placed at the addresses of a map's compilation unit, the program
 // text found and checked, and hits per source line.
 #include "ppe/formatter/address_sources.h"
-#include "ppe/formatter/report.h"
+#include "ppe/formatter/build_report.h"
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/text_report.h"
 
@@ -15,7 +15,7 @@
 #include <fstream>
 #include <numeric>
 
-namespace ppe {
+namespace ppe::formatter {
 namespace {
 
     using listparse::test::codeSectionsFromReadelf;
@@ -104,7 +104,7 @@ namespace {
         for (const listparse::CodeRange& r : listing.ranges)
             listed += r.size;
         uint64_t placedBytes = 0, previousEnd = 0;
-        for (const LineRange& r : placed->table.ranges) {
+        for (const LineSpan& r : placed->table.ranges) {
             EXPECT_GE(r.start, previousEnd);
             previousEnd = r.end;
             placedBytes += r.end - r.start;
@@ -119,7 +119,7 @@ namespace {
             [&](const mapparse::Section& s) { return s.name == first.section; });
         ASSERT_NE(section, unit.sections.end());
         const auto it = std::find_if(placed->table.ranges.begin(), placed->table.ranges.end(),
-            [&](const LineRange& r) { return r.start == section->address + first.offset; });
+            [&](const LineSpan& r) { return r.start == section->address + first.offset; });
         ASSERT_NE(it, placed->table.ranges.end());
         EXPECT_EQ(it->line, first.line);
         // The listing's own copy of the text comes along.
@@ -330,4 +330,4 @@ namespace {
     }
 
 } // namespace
-} // namespace ppe
+} // namespace ppe::formatter

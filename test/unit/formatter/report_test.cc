@@ -1,5 +1,5 @@
 // The report model: PPE's statistics and the attribution of bins to modules.
-#include "ppe/formatter/report.h"
+#include "ppe/formatter/build_report.h"
 #include "ppe/formatter/text_report.h"
 
 #include "profile_builder.h"
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-namespace ppe {
+namespace ppe::formatter {
 namespace {
 
     using testing::profileWith;
@@ -38,7 +38,7 @@ namespace {
         EXPECT_EQ(r.modules[0].address, 0x1100u);
         EXPECT_EQ(r.modules[0].size, 0x80u);
         EXPECT_FALSE(r.splitBins);
-        EXPECT_DOUBLE_EQ(r.unattributed, 0.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.hits, 0.0);
         EXPECT_TRUE(r.warnings.empty());
     }
 
@@ -71,17 +71,76 @@ namespace {
     {
         const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1010 } } } };
         const Report r = buildReport(profileWith({ { 0x1004, 90 }, { 0x1020, 10 } }), modules);
-        EXPECT_DOUBLE_EQ(r.unattributed, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.hits, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.percent, 10.0);
+        EXPECT_DOUBLE_EQ(r.unattributed.error, binomialErrorPercent(10, 100));
         ASSERT_EQ(r.warnings.size(), 1u);
         EXPECT_NE(r.warnings[0].find("10 of 100 in-range hits"), std::string::npos) << r.warnings[0];
         EXPECT_NE(renderTextReport(r).find("(no module)"), std::string::npos);
         EXPECT_DOUBLE_EQ(r.modules[0].percent, 90.0) << "percentages stay of all in-range hits";
     }
 
-} // namespace
-} // namespace ppe
+    TEST(BuildReport, HeaderTotalsFromTheCounts)
+    {
+        Profile p = profileWith({ { 0x1010, 700 } });
+        p.counts[kBelow] = 10;
+        p.counts[kAbove] = 40;
+        p.counts[kShared] = 150;
+        p.counts[kVdso] = 50;
+        p.counts[kAnon] = 20;
+        p.counts[kUnknown] = 20;
+        p.counts[kLost] = 10;
+        p.total = 1000;
+        p.cpuUser = 1.5;
+        p.cpuSystem = 0.25;
+        p.interval = 5000;
+        const Report r = buildReport(p, { { "a.o", { { 0x1000, 0x1100 } } } });
+        EXPECT_EQ(r.totals.system, 200u);
+        EXPECT_EQ(r.totals.other, 50u);
+        EXPECT_EQ(r.totals.overflow, 40u);
+        EXPECT_EQ(r.totals.underflow, 10u);
+        EXPECT_DOUBLE_EQ(r.totals.userPercent, 75.0) << "in range, above and below";
+        EXPECT_DOUBLE_EQ(r.totals.systemPercent, 20.0);
+        EXPECT_DOUBLE_EQ(r.totals.otherPercent, 5.0);
+        EXPECT_DOUBLE_EQ(r.totals.cpuSeconds, 1.75);
+        EXPECT_DOUBLE_EQ(r.totals.intervalMs, 0.5);
+        EXPECT_EQ(r.totals.lastAddress, 0x1fffu);
+        EXPECT_EQ(r.totals.rangeBytes, 0x1000u);
+        EXPECT_DOUBLE_EQ(r.modules[0].percent, 100.0) << "module percentages are of the in-range hits";
+    }
 
-namespace ppe {
+    TEST(BuildReport, NoSamplesNoDivisionByZero)
+    {
+        const Report r = buildReport(profileWith({}), { { "a.o", { { 0x1000, 0x1100 } } } });
+        EXPECT_TRUE(r.modules.empty());
+        EXPECT_DOUBLE_EQ(r.unattributed.percent, 0.0);
+        EXPECT_DOUBLE_EQ(r.totals.userPercent, 0.0);
+    }
+
+    // The renderer prints the model's numbers as they are: it works none out.
+    TEST(TextReport, DrawsTheModelsNumbers)
+    {
+        Report r = buildReport(profileWith({ { 0x1004, 90 } }), { { "a.o", { { 0x1000, 0x1010 } } } });
+        r.totals.system = 123;
+        r.totals.userPercent = 12.5;
+        r.modules[0].percent = 33.33;
+        r.modules[0].error = 4.44;
+        r.unattributed = Share { 7, 55.55, 6.66 };
+        ObjectRow object { "/lib/libz.so", "libz.so", "", 9, 11.11, 2.22, {}, 0, Share { 3, 77.77, 8.88 }, "" };
+        r.objects.push_back(object);
+        const std::string text = renderTextReport(r);
+        EXPECT_NE(text.find("System count           123 |"), std::string::npos) << text;
+        EXPECT_NE(text.find("User time 12.50% "), std::string::npos) << text;
+        EXPECT_NE(text.find("a.o           33.33 +-  4.44"), std::string::npos) << text;
+        EXPECT_NE(text.find("(no module)   55.55 +-  6.66                   7"), std::string::npos) << text;
+        EXPECT_NE(text.find("libz.so                11.11 +-  2.22           9"), std::string::npos) << text;
+        EXPECT_NE(text.find("(no function)        77.77 +-  8.88           3"), std::string::npos) << text;
+    }
+
+} // namespace
+} // namespace ppe::formatter
+
+namespace ppe::formatter {
 namespace {
 
     TEST(SharedObjectRows, FunctionsFromOffsetsWithErrorsAndNotes)
@@ -118,7 +177,10 @@ namespace {
         EXPECT_DOUBLE_EQ(libm.functions[0].percent, 30.0);
         EXPECT_EQ(libm.functions[0].address, 0x1018u);
         EXPECT_EQ(libm.moreFunctions, 1u) << "sqrt";
-        EXPECT_DOUBLE_EQ(libm.withoutFunction, 20.0) << "the offset no segment loads";
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.hits, 20.0) << "the offset no segment loads";
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.percent, 5.0);
+        EXPECT_DOUBLE_EQ(libm.withoutFunction.error, binomialErrorPercent(20, 400));
+        EXPECT_EQ(libm.name, "libm.so.6");
         const ObjectRow& gone = r.objects[1];
         EXPECT_EQ(gone.note, "no such file");
         EXPECT_TRUE(gone.functions.empty());
@@ -134,4 +196,4 @@ namespace {
     }
 
 } // namespace
-} // namespace ppe
+} // namespace ppe::formatter

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ppe {
+namespace ppe::formatter {
 
 // The modules of a map: its compilation units, and with -ffunction-sections each function a
 // module of its own (the Linux counterpart of Fortran /SEPARATE on VMS), its cold and hot parts
@@ -39,4 +39,4 @@ struct PlacedListing {
 Result<PlacedListing> placeListing(
     const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map);
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ppe {
+namespace ppe::formatter {
 
 enum class ModuleKind { Unit, Function };
 
@@ -32,4 +32,4 @@ size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>&
 // A shared object's functions and segments, for its samples by file offset.
 ObjectCode objectCodeOf(const debuginfo::DebugInfo& info);
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -1,9 +1,10 @@
-// What ppeout reads besides the map and the profile: listings named by arguments and patterns,
-// the executable's DWARF under the build-id rule, and the code of shared objects. Messages come
-// back as values for the program to print.
+// What a report reads: the profile, listings named by arguments and patterns, the executable's
+// DWARF under the build-id rule, and the code of shared objects. Messages come back as values
+// for the program to print.
 #pragma once
 
 #include "ppe/debuginfo/debug_info.h"
+#include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
 #include "ppe/mapparse/link_map.h"
 #include "ppe/support/result.h"
@@ -12,13 +13,12 @@
 #include <string>
 #include <vector>
 
-namespace ppe {
+namespace ppe::formatter {
 
-struct Message {
-    enum class Kind { Note, Warning } kind;
-    std::string text;
-};
-using Messages = std::vector<Message>;
+// The profile a report is made of: a .ppe file, or the NAME.ppe.PID.live file of a killed run
+// (recovered). One path today; profiles of many processes will be merged here. The error names
+// the file, and says so when it looks like a linker map (arguments in the wrong order).
+Result<Profile> readProfiles(const std::vector<std::string>& paths);
 
 struct LineSources {
     std::vector<LineTable> tables;
@@ -59,4 +59,7 @@ Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vecto
 // True when both paths name the same existing file.
 bool sameFile(const std::string& a, const std::string& b);
 
-} // namespace ppe
+// The first `count` bytes of a file ("" when it cannot be read).
+std::string readPrefix(const std::string& path, size_t count);
+
+} // namespace ppe::formatter

@@ -1,6 +1,6 @@
-// The report model: everything a renderer draws, computed once from a profile and its address
-// sources (linker map now; listings and DWARF later). Renderers (text now; HTML, JSON,
-// callgrind later) only format it.
+// The report model: everything a renderer draws, computed once (make_report.h) from a profile
+// and its address sources (a linker map with compiler listings, or DWARF). Every number a
+// renderer prints is here; renderers (text now; JSON, HTML, callgrind later) only format it.
 #pragma once
 
 #include "ppe/profile/profile.h"
@@ -12,18 +12,18 @@
 #include <string>
 #include <vector>
 
-namespace ppe {
+namespace ppe::formatter {
 
 // A contiguous piece of a module's code, in link-time addresses.
-struct AddressRange {
+struct AddressSpan {
     uint64_t start;
     uint64_t end; // exclusive
 };
 
-// Where a module's code comes from in the source: address ranges to files and lines. Made from a
-// compiler listing placed by the linker map (listing_lines.h) or from DWARF; one table may serve
-// several modules (the functions of one -ffunction-sections object).
-struct LineRange {
+// The code of one source line: an address span to a file and line. A LineTable's spans come from a
+// compiler listing placed by the linker map (address_sources.h) or from DWARF (debug_sources.h);
+// one table may serve several modules (the functions of one -ffunction-sections object).
+struct LineSpan {
     uint64_t start;
     uint64_t end; // exclusive
     int file; // index into LineTable::files
@@ -34,8 +34,8 @@ struct LineRange {
 struct LineTable {
     std::string origin; // what the lines come from, for the report: "listing simp.lis"
     std::vector<std::string> files; // index 0 is the module's own source file
-    std::vector<LineRange> ranges; // sorted by start, non-overlapping
-    // The program text of each file (text[f][i] is line i + 1), filled in by the caller for the
+    std::vector<LineSpan> ranges; // sorted by start, non-overlapping
+    // The program text of each file (text[f][i] is line i + 1), read (source_text.h) for the
     // modules that get a line analysis; empty when no text was found.
     std::vector<std::vector<std::string>> text;
     std::vector<std::string> textPaths; // where each file's text was read from ("" = none)
@@ -45,18 +45,40 @@ struct LineTable {
 // A compilation unit (or, with -ffunction-sections maps or symbols, a function) that owns code.
 struct CodeModule {
     std::string name;
-    std::vector<AddressRange> ranges; // sorted, non-overlapping
-    int lineTable = -1; // index into the tables given to analyseLines, -1 when none
+    std::vector<AddressSpan> ranges; // sorted, non-overlapping
+    int lineTable = -1; // index into the module's line tables, -1 when none
     // A compilation unit lists its whole source file; a function only its own lines.
     bool wholeFile = true;
     uint64_t address() const { return ranges.empty() ? 0 : ranges.front().start; }
     uint64_t size() const
     {
         uint64_t bytes = 0;
-        for (const AddressRange& r : ranges)
+        for (const AddressSpan& r : ranges)
             bytes += r.end - r.start;
         return bytes;
     }
+};
+
+// Hits and their share of a count, with PPE's binomial error.
+struct Share {
+    double hits = 0;
+    double percent = 0;
+    double error = 0; // binomial standard error, percent
+};
+
+// The header's numbers that a renderer would otherwise work out from the profile.
+struct Totals {
+    uint64_t system = 0; // samples in shared objects and the vDSO (PPE's system time)
+    uint64_t other = 0; // anonymous code, unknown places and lost samples
+    uint64_t overflow = 0; // above the address range
+    uint64_t underflow = 0; // below it
+    double userPercent = 0; // the executable (in range, above, below), % of all samples
+    double systemPercent = 0;
+    double otherPercent = 0;
+    double cpuSeconds = 0; // user + system
+    double intervalMs = 0; // the sample interval
+    uint64_t lastAddress = 0; // of the range, inclusive
+    uint64_t rangeBytes = 0;
 };
 
 struct ModuleRow {
@@ -112,13 +134,14 @@ struct FunctionRow {
 // A shared object that took samples, and the functions in it that took the most.
 struct ObjectRow {
     std::string path;
+    std::string name; // the file's base name
     std::string buildId;
     double hits = 0;
     double percent = 0; // of all samples (Total count)
     double error = 0;
     std::vector<FunctionRow> functions; // decreasing hits, at most the asked number
     size_t moreFunctions = 0; // functions with hits left out of `functions`
-    double withoutFunction = 0; // hits at offsets no known function owns
+    Share withoutFunction; // hits at offsets no known function owns, % of all samples
     std::string note; // why there are no functions ("no such file", "changed since the run: ...")
 };
 
@@ -131,35 +154,13 @@ struct ObjectCode {
 
 struct Report {
     Profile profile; // the header fields come straight from it
+    Totals totals; // and these are worked out from it
     std::vector<ModuleRow> modules; // decreasing hits; modules without hits are left out
-    double unattributed = 0; // in-range hits that fell in no module (padding, PLT, start-up code)
+    Share unattributed; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<std::string> warnings;
 };
 
-// 100 * sqrt(p (1 - p) / n) with p = hits / n: PPE's error column.
-double binomialErrorPercent(double hits, double n);
-
-// Attributes the profile's bins to `modules` (splitting a bin that straddles a boundary in
-// proportion to the bytes each side owns) and orders the module table.
-Report buildReport(Profile profile, const std::vector<CodeModule>& modules);
-
-// The modules of `report` with at least `thresholdPercent` of the in-range hits and a line table:
-// the ones analyseLines will list (so that the caller reads only their source files).
-std::vector<size_t> modulesForLineAnalysis(
-    const Report& report, const std::vector<CodeModule>& modules, double thresholdPercent);
-
-// Adds the line analysis (PPE's third part) of `selected` modules (indexes into `modules`, as
-// modulesForLineAnalysis gives) to `report`, with hits per source line from `tables`.
-void analyseLines(Report& report, const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables,
-    const std::vector<size_t>& selected);
-
-// Adds the shared objects of the profile with at least `thresholdPercent` of all samples, each
-// with its `topFunctions` busiest functions as `codeOf` finds them (an error there becomes the
-// row's note).
-void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(const SharedObject&)>& codeOf,
-    double thresholdPercent, size_t topFunctions);
-
-} // namespace ppe
+} // namespace ppe::formatter

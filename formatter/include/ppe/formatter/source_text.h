@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ppe {
+namespace ppe::formatter {
 
 // Reads the text of each of `table`'s files. A relative name is looked for under each of
 // `baseDirs` (the compilation directory, the listing's directory) and the current directory,
@@ -17,4 +17,4 @@ namespace ppe {
 void loadSourceText(LineTable& table, const std::vector<std::string>& baseDirs,
     const std::vector<std::string>& searchDirs, std::vector<std::string>& warnings);
 
-} // namespace ppe
+} // namespace ppe::formatter

@@ -15,7 +15,8 @@ struct Bin {
     uint64_t count;
 };
 
-struct ObjectHits {
+// The samples a shared object took at one offset of its file.
+struct ObjectSamples {
     uint64_t fileOffset;
     uint64_t count;
 };
@@ -24,7 +25,7 @@ struct SharedObject {
     std::string path;
     std::string buildId; // lower-case hex, "" if none
     uint64_t hits = 0;
-    std::vector<ObjectHits> hitsByOffset; // ascending offsets
+    std::vector<ObjectSamples> hitsByOffset; // ascending offsets
 };
 
 struct Profile {

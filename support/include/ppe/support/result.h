@@ -17,12 +17,14 @@ struct Error {
 
     std::string str() const
     {
+        // Appended piece by piece: gcc 12's -Wrestrict misfires on `":" + std::to_string(line)`
+        // at -O2/-O3 (GCC bug 105329).
         std::string out = file;
         if (line)
-            out += ":" + std::to_string(line);
+            out.append(":").append(std::to_string(line));
         if (!out.empty())
-            out += ": ";
-        return out + message;
+            out.append(": ");
+        return out.append(message);
     }
 };
 

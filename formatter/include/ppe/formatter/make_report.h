@@ -1,0 +1,40 @@
+// The formatter's entry point: everything a report is made of, in one request, to the report
+// model (report.h) that every renderer draws.
+#pragma once
+
+#include "ppe/formatter/debug_sources.h"
+#include "ppe/formatter/messages.h"
+#include "ppe/formatter/report.h"
+#include "ppe/support/result.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ppe::formatter {
+
+struct ReportRequest {
+    std::string map; // the linker map, or "" for modules and lines from the executable's DWARF
+    std::vector<std::string> profiles; // .ppe (or .live) files, read by readProfiles (inputs.h)
+    std::vector<std::string> listings; // with a map: compiler listings, names or shell patterns
+    std::string output; // where the report goes: never taken for a listing ("" or "-": nowhere)
+    std::string exe; // the executable, or "" for the image the profile names
+    ModuleKind by = ModuleKind::Unit; // without a map: modules are compile units or functions
+    double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
+    double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
+    size_t topFunctions = 5; // functions listed per shared object
+    std::vector<std::string> sourceDirs; // where else to look for program text
+    std::vector<std::string> debugDirs; // where to look for split debug files before /usr/lib/debug
+    bool ignoreBuildId = false; // use an executable of another build than the profile's
+    bool verbose = false; // notes on which listing went where and what DWARF was used
+};
+
+// Makes the report: with a map, its units (or -ffunction-sections functions) are the modules,
+// the listings give them lines and the executable's DWARF fills the gaps; without one, the
+// executable's DWARF and symbols give modules and lines. Then hits per module, the program text
+// of the modules over the line threshold and the shared objects over theirs. Notes and warnings
+// go to `messages` in the order they arise (the report's own warnings are in Report::warnings);
+// an input that cannot be used is the error, naming its file.
+Result<Report> makeReport(const ReportRequest& request, Messages& messages);
+
+} // namespace ppe::formatter

@@ -1,0 +1,119 @@
+#include "ppe/formatter/make_report.h"
+
+#include "ppe/formatter/address_sources.h"
+#include "ppe/formatter/build_report.h"
+#include "ppe/formatter/inputs.h"
+#include "ppe/formatter/source_text.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace ppe::formatter {
+
+namespace {
+
+    // What the report is made of before any hit is counted: the profile, the modules and where
+    // their lines come from.
+    struct Sources {
+        Profile profile;
+        std::vector<CodeModule> modules;
+        LineSources lines;
+    };
+
+    ImageRequest imageRequest(const ReportRequest& request, bool required)
+    {
+        return ImageRequest { request.exe, request.profiles.empty() ? "" : request.profiles.front(), request.debugDirs,
+            required, request.ignoreBuildId, request.verbose };
+    }
+
+    ListingRequest listingRequest(const ReportRequest& request)
+    {
+        std::vector<std::string> inputs = request.profiles;
+        inputs.insert(inputs.begin(), request.map);
+        return ListingRequest { request.listings, std::move(inputs), request.output, request.verbose };
+    }
+
+    // A map's units or functions, with lines from the listings and, where no listing covers a
+    // module, from the executable's DWARF (if it is the profile's build).
+    Result<Sources> fromMap(const ReportRequest& request, Messages& messages)
+    {
+        // The map first: with the first two arguments swapped, the error names the first one.
+        auto map = mapparse::readLinkMap(request.map);
+        if (!map)
+            return map.error();
+        Sources s;
+        std::vector<size_t> unitOf;
+        s.modules = modulesFromMap(*map, unitOf);
+        auto profile = readProfiles(request.profiles);
+        if (!profile)
+            return profile.error();
+        s.profile = std::move(*profile);
+        s.lines = loadListings(listingRequest(request), *map, s.modules, unitOf, messages);
+        auto info = loadImage(imageRequest(request, false), s.profile, messages);
+        if (!info)
+            return info.error();
+        if (!*info)
+            return s;
+        const size_t filled = fillLineTables(**info, s.modules, s.lines.tables, s.lines.baseDirs);
+        if (request.verbose)
+            addNote(messages, fmt::format("{}: DWARF lines for {} module(s) without a listing", (*info)->path, filled));
+        return s;
+    }
+
+    // The executable's compile units or functions, and its DWARF lines.
+    Result<Sources> fromDebugInfo(const ReportRequest& request, Messages& messages)
+    {
+        auto profile = readProfiles(request.profiles);
+        if (!profile)
+            return profile.error();
+        auto image = loadImage(imageRequest(request, true), *profile, messages);
+        if (!image)
+            return image.error();
+        if (!*image)
+            return Error { request.exe.empty() ? profile->image : request.exe, 0, "cannot be read" };
+        const debuginfo::DebugInfo& info = **image;
+        DebugModules debug = modulesFromDebugInfo(info, request.by);
+        if (request.verbose) {
+            addNote(messages,
+                fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info.path, info.units.size(),
+                    info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
+        }
+        return Sources { std::move(*profile), std::move(debug.modules),
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs) } };
+    }
+
+    // Reads the program text of the selected modules' line tables, each table once.
+    void loadText(const std::vector<size_t>& selected, Sources& s, const std::vector<std::string>& sourceDirs,
+        std::vector<std::string>& warnings)
+    {
+        std::set<int> read;
+        for (size_t m : selected) {
+            const int t = s.modules[m].lineTable;
+            if (read.insert(t).second)
+                loadSourceText(s.lines.tables[t], s.lines.baseDirs[t], sourceDirs, warnings);
+        }
+    }
+
+    Report reportOf(const ReportRequest& request, Sources s)
+    {
+        Report report = buildReport(std::move(s.profile), s.modules);
+        const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
+        loadText(selected, s, request.sourceDirs, report.warnings);
+        analyseLines(report, s.modules, s.lines.tables, selected);
+        const auto codeOf = [&](const SharedObject& o) { return sharedObjectCode(o, request.debugDirs); };
+        addSharedObjects(report, codeOf, request.objectThreshold, request.topFunctions);
+        return report;
+    }
+
+} // namespace
+
+Result<Report> makeReport(const ReportRequest& request, Messages& messages)
+{
+    Result<Sources> sources = request.map.empty() ? fromDebugInfo(request, messages) : fromMap(request, messages);
+    if (!sources)
+        return sources.error();
+    return reportOf(request, std::move(*sources));
+}
+
+} // namespace ppe::formatter

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Replays every fuzz target once over its kept corpus (fuzz/corpus/TARGET: inputs found by earlier
+# runs, minimised) and the real fixtures that seed it; any crash, leak or sanitizer report fails.
+# Usage: fuzz/replay.sh BUILD_DIR     (a -DPPE_FUZZ=ON clang build; see README.md here)
+set -euo pipefail
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../test/data
+replay() { # replay TARGET INPUTS...
+  local target=$1
+  shift
+  local log
+  log=$(mktemp)
+  if ! "$build/fuzz/fuzz_$target" -runs=0 "$@" >"$log" 2>&1; then
+    tail -30 "$log"
+    echo "fuzz replay: fuzz_$target FAILED"
+    exit 1
+  fi
+  echo "fuzz replay: fuzz_$target: $(grep -o 'INITED.*' "$log" | head -1 || echo "inputs run")"
+  rm -f "$log"
+}
+replay listing "$here/corpus/listing" "$data"/listings/*.lis
+replay link_map "$here/corpus/link_map" "$data"/maps/*.map
+replay profile "$here/corpus/profile" "$data"/report/*.ppe
+replay elf "$here/corpus/elf" "$data"/debuginfo/*.elf
