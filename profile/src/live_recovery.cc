@@ -4,9 +4,9 @@
 #include "ppe/core/live_file.h"
 #include "ppe/core/ppe_writer.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -52,9 +52,16 @@ namespace {
 
 std::string profilePathForLiveFile(const std::string& path)
 {
-    static const std::regex kLiveName(R"((.*)\.[0-9]+\.live)");
-    std::smatch m;
-    return std::regex_match(path, m, kLiveName) ? m[1].str() : "";
+    const std::string suffix = ".live";
+    if (path.size() <= suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return "";
+    const size_t digitsEnd = path.size() - suffix.size();
+    size_t digitsStart = digitsEnd;
+    while (digitsStart > 0 && std::isdigit(static_cast<unsigned char>(path[digitsStart - 1])))
+        --digitsStart;
+    if (digitsStart == digitsEnd || digitsStart < 2 || path[digitsStart - 1] != '.')
+        return "";
+    return path.substr(0, digitsStart - 1);
 }
 
 Result<std::string> recoverLiveFile(const std::string& path)

@@ -53,6 +53,16 @@ namespace {
         EXPECT_GE(l.fileSize, l.pcsOffset + kPcTableSlots * sizeof(PcSlot));
     }
 
+    TEST(LiveFile, TheProfileNameComesFromTheLiveFileName)
+    {
+        EXPECT_EQ(profilePathForLiveFile("/tmp/run/simp.ppe.12345.live"), "/tmp/run/simp.ppe");
+        EXPECT_EQ(profilePathForLiveFile("out.7.live"), "out");
+        EXPECT_EQ(profilePathForLiveFile("simp.ppe.live"), "");
+        EXPECT_EQ(profilePathForLiveFile("simp.ppe.12a.live"), "");
+        EXPECT_EQ(profilePathForLiveFile(".12.live"), "");
+        EXPECT_EQ(profilePathForLiveFile("simp.ppe.12.liv"), "");
+    }
+
     TEST(LiveFile, WhatIsWrittenIsReadBack)
     {
         LiveBytes live(0x1000, 0x2000, 0x40'0000);
