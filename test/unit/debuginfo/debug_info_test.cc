@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -98,7 +99,8 @@ namespace {
             ASSERT_LE(info.lines[i - 1].end, info.lines[i].start);
     }
 
-    INSTANTIATE_TEST_SUITE_P(Debuginfo, Programs, ::testing::Values(DI_CXX, DI_CXX_DWARF4, DI_LIB, DI_STATIC));
+    INSTANTIATE_TEST_SUITE_P(
+        Debuginfo, Programs, ::testing::Values(DI_CXX, DI_CXX_DWARF4, DI_LIB, DI_STATIC, DI_LAMBDAS));
 
     // The line of every 3rd line range is addr2line's (which reads the same table with other code).
     TEST(Debuginfo, LinesAgreeWithAddr2line)
@@ -286,6 +288,173 @@ namespace {
         if (info.ok()) {
             EXPECT_FALSE(info->functions.empty());
         }
+    }
+
+    // Units, functions and lines as comparable text (file names, not indexes).
+    std::vector<std::string> dwarfSummary(const DebugInfo& info)
+    {
+        std::vector<std::string> out;
+        for (const CompileUnit& u : info.units)
+            out.push_back("unit " + u.name + " " + std::to_string(u.ranges.size()));
+        for (const Function& f : info.functions)
+            out.push_back("function " + f.name + " " + std::to_string(f.ranges.front().start) + " "
+                + std::to_string(f.line) + " " + std::to_string(f.unit) + (f.fromSymbols ? " symbol" : ""));
+        for (const LineRange& l : info.lines)
+            out.push_back("line " + std::to_string(l.start) + "-" + std::to_string(l.end) + " " + info.files.at(l.file)
+                + ":" + std::to_string(l.line) + " " + std::to_string(l.function) + (l.inlined ? " inlined" : ""));
+        return out;
+    }
+
+    void expectSameDwarf(const DebugInfo& compressed, const DebugInfo& plain, const std::string& what)
+    {
+        EXPECT_TRUE(compressed.warnings.empty()) << what << ": " << compressed.warnings.front();
+        EXPECT_FALSE(compressed.lines.empty()) << what;
+        EXPECT_FALSE(compressed.units.empty()) << what;
+        EXPECT_EQ(dwarfSummary(compressed), dwarfSummary(plain)) << what;
+    }
+
+    // Compressed debug sections (gcc -gz, objcopy --compress-debug-sections; Debian's -dbg packages)
+    // give what the uncompressed build gives: SHF_COMPRESSED and GNU's .zdebug_*, in executables,
+    // shared libraries and split debug files.
+    TEST(Debuginfo, CompressedDebugSectionsGiveTheSameUnitsFunctionsAndLines)
+    {
+        const DebugInfo plain = load(DI_CXX);
+        expectSameDwarf(load(DI_CXX_ZLIB), plain, "gcc -gz=zlib");
+        expectSameDwarf(load(DI_CXX_ZLIB_GNU), plain, "gcc -gz=zlib-gnu");
+        expectSameDwarf(load(DI_LIB_ZLIB), load(DI_LIB), "shared library, gcc -gz=zlib");
+        TempDir dir;
+        for (const std::string style : { "zlib", "zlib-gnu" }) {
+            const std::string path = dir.file("cxx-" + style);
+            ASSERT_EQ(runProgram({ "objcopy", "--compress-debug-sections=" + style, DI_CXX, path }).status, 0);
+            expectSameDwarf(load(path), plain, "objcopy --compress-debug-sections=" + style);
+        }
+        const std::string& id = plain.buildId;
+        const std::string debug = dir.file("root/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
+        std::filesystem::create_directories(std::filesystem::path(debug).parent_path());
+        ASSERT_EQ(
+            runProgram({ "objcopy", "--only-keep-debug", "--compress-debug-sections=zlib", DI_CXX, debug }).status, 0);
+        ASSERT_EQ(runProgram({ "objcopy", "--strip-all", DI_CXX, dir.file("stripped") }).status, 0);
+        Options options;
+        options.debugRoots = { dir.file("root") };
+        const DebugInfo split = load(dir.file("stripped"), options);
+        EXPECT_EQ(split.debugPath, debug);
+        EXPECT_EQ(split.lines.size(), plain.lines.size());
+        EXPECT_EQ(split.units.size(), plain.units.size());
+    }
+
+    // Lambdas are named as nm -C, c++filt and perf name them (the Programs tests compare every
+    // function with nm -C), not `main::'lambda0'(text::Piece)` as LLVM 14's demangler would.
+    TEST(Debuginfo, LambdaNamesAreTheGnuToolsOnes)
+    {
+        const DebugInfo info = load(DI_LAMBDAS);
+        std::set<std::string> lambdas;
+        for (const Function& f : info.functions) {
+            if (f.name.find("lambda") != std::string::npos)
+                lambdas.insert(f.name);
+        }
+        EXPECT_TRUE(lambdas.count("main::{lambda(text::Piece)#1}::operator()(text::Piece) const"))
+            << ::testing::PrintToString(lambdas);
+        EXPECT_TRUE(lambdas.count("main::{lambda(text::Piece)#2}::operator()(text::Piece) const"))
+            << ::testing::PrintToString(lambdas);
+        EXPECT_NE(named(info, "long twice<long>(long)"), nullptr);
+    }
+
+    // gfortran's names as gdb shows them: the module procedure __kern_MOD_smooth is kern::smooth, the
+    // main program MAIN__ is called by its own name; the symbol stays the linkage name.
+    TEST(Debuginfo, FortranModuleProceduresAndTheMainProgram)
+    {
+        if (std::string(DI_FORTRAN).empty())
+            GTEST_SKIP() << "no Fortran compiler was found when the tests were configured";
+        const DebugInfo info = load(DI_FORTRAN);
+        const Function* smooth = named(info, "kern::smooth");
+        ASSERT_NE(smooth, nullptr);
+        EXPECT_EQ(smooth->linkageName, "__kern_MOD_smooth");
+        EXPECT_FALSE(smooth->fromSymbols);
+        const Function* program = named(info, "heat");
+        ASSERT_NE(program, nullptr);
+        EXPECT_EQ(program->linkageName, "MAIN__");
+        EXPECT_EQ(named(info, "MAIN__"), nullptr);
+        EXPECT_EQ(named(info, "__kern_MOD_smooth"), nullptr);
+
+        // Without DWARF the module procedure's symbol reads the same way.
+        TempDir dir;
+        ASSERT_EQ(runProgram({ "objcopy", "--strip-debug", DI_FORTRAN, dir.file("stripped") }).status, 0);
+        const DebugInfo symbols = load(dir.file("stripped"));
+        ASSERT_NE(named(symbols, "kern::smooth"), nullptr);
+        EXPECT_TRUE(named(symbols, "kern::smooth")->fromSymbols);
+    }
+
+    // zstd-compressed debug sections (objcopy --compress-debug-sections=zstd): LLVM 14 cannot
+    // decompress them, so the symbols, and a warning that names the file and says why.
+    TEST(Debuginfo, ZstdCompressedDebugSectionsGiveSymbolsAndAWarning)
+    {
+        TempDir dir;
+        const std::string path = dir.file("cxx-zstd");
+        if (runProgram({ "objcopy", "--compress-debug-sections=zstd", DI_CXX, path }).status != 0)
+            GTEST_SKIP() << "this objcopy cannot compress with zstd";
+        const DebugInfo info = load(path);
+        ASSERT_EQ(info.warnings.size(), 1u) << ::testing::PrintToString(info.warnings);
+        EXPECT_EQ(info.warnings[0],
+            path
+                + ": debug sections compressed with zstd, which LLVM 14 cannot read: DWARF not read (objcopy "
+                  "--decompress-debug-sections makes them readable)");
+        EXPECT_TRUE(info.units.empty());
+        EXPECT_NE(named(info, "numbers::sumSquares(int)"), nullptr) << "from .symtab";
+    }
+
+    // A stripped shared library: its exported functions from .dynsym, and code without any symbol
+    // split into functions by its .eh_frame FDEs, named by their address (as perf does).
+    TEST(Debuginfo, StrippedLibraryCodeWithoutSymbolsIsSplitByFrameDescriptions)
+    {
+        TempDir dir;
+        ASSERT_EQ(runProgram({ "objcopy", "--strip-all", DI_LIB, dir.file("lib.so") }).status, 0);
+        const DebugInfo info = load(dir.file("lib.so"));
+        EXPECT_TRUE(info.units.empty());
+        const Function* scale = named(info, "scale");
+        ASSERT_NE(scale, nullptr);
+        EXPECT_TRUE(scale->fromSymbols);
+        EXPECT_FALSE(scale->fromFrames);
+        uint64_t helper = 0;
+        for (const NmSymbol& s : nmFunctions(DI_LIB)) {
+            if (s.name == "helper")
+                helper = s.address;
+        }
+        ASSERT_NE(helper, 0u);
+        std::ostringstream name;
+        name << "func_0x" << std::hex << helper;
+        const Function* unnamed = info.functionAt(helper);
+        ASSERT_NE(unnamed, nullptr);
+        EXPECT_EQ(unnamed->name, name.str());
+        EXPECT_TRUE(unnamed->fromFrames);
+        EXPECT_EQ(unnamed->ranges.front().start, helper);
+        // Named code is never covered twice.
+        for (size_t i = 1; i < info.functions.size(); ++i)
+            EXPECT_LE(info.functions[i - 1].ranges.back().end, info.functions[i].ranges.front().start)
+                << info.functions[i].name;
+    }
+
+    // A compressed section whose header claims more than deflate can hold (found by fuzz/fuzz_elf:
+    // LLVM allocated the 64 GiB claimed): one warning, the symbols, no DWARF.
+    TEST(Debuginfo, ImpossibleDecompressedSizeIsAWarning)
+    {
+        const testing::RunResult sections = runProgram({ "readelf", "-SW", DI_CXX_ZLIB });
+        std::smatch m;
+        ASSERT_TRUE(
+            std::regex_search(sections.out, m, std::regex(R"(\.debug_info\s+PROGBITS\s+[0-9a-f]+\s+([0-9a-f]+))")))
+            << sections.out;
+        std::ifstream in(DI_CXX_ZLIB, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const uint64_t claimed = uint64_t(1) << 36;
+        std::memcpy(&bytes[std::stoul(m[1], nullptr, 16) + 8], &claimed, sizeof claimed); // Elf64_Chdr::ch_size
+        TempDir dir;
+        std::ofstream(dir.file("cxx"), std::ios::binary) << bytes;
+        const DebugInfo info = load(dir.file("cxx"));
+        ASSERT_EQ(info.warnings.size(), 1u) << ::testing::PrintToString(info.warnings);
+        EXPECT_NE(
+            info.warnings[0].find(dir.file("cxx") + ": .debug_info: damaged compressed section ("), std::string::npos)
+            << info.warnings[0];
+        EXPECT_TRUE(info.units.empty());
+        EXPECT_NE(named(info, "numbers::sumSquares(int)"), nullptr) << "from .symtab";
     }
 
     // Files the fuzzer found (test/data/debuginfo/README.md): a result or an error, never a crash.

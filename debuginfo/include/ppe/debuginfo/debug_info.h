@@ -31,6 +31,7 @@ struct Function {
     int line = 0; // DW_AT_decl_line when known (the file is not read: LLVM 14's getDeclFile parses
                   // the line table without the checks loadDebugInfo makes first)
     bool fromSymbols = false; // no DWARF describes it: from .symtab, else .dynsym
+    bool fromFrames = false; // no symbol either: the code of one .eh_frame FDE, named func_0xADDRESS
 };
 
 // Consecutive rows of a DWARF line table: [start, end) comes from `line` of `file`.
