@@ -2,6 +2,7 @@
 // Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
 // program, so its exit status and signals are its own.
 #include "ppe/core/env_value.h"
+#include "ppe/core/limits.h"
 #include "ppe/core/output_file.h"
 #include "ppe/profile/live_recovery.h"
 
@@ -46,9 +47,11 @@ po::options_description describeOptions()
 {
     po::options_description d("Options (before PROG)");
     d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")(
-        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")(
-        "mem,m", po::value<std::string>()->value_name("PAGES"), "histogram budget in 512-byte pages (PPE_MEM, 2048)")(
-        "interval,i", po::value<std::string>()->value_name("N"), "sampling interval in 100 ns units (PPE_INT, 5000)")(
+        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")("mem,m",
+        po::value<std::string>()->value_name("PAGES"),
+        ("histogram budget in 512-byte pages (PPE_MEM, " + std::to_string(ppe::kDefaultPages) + ")").c_str())(
+        "interval,i", po::value<std::string>()->value_name("N"),
+        ("sampling interval in 100 ns units (PPE_INT, " + std::to_string(ppe::kDefaultInterval) + ")").c_str())(
         "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
         po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
@@ -130,21 +133,21 @@ void exportSettings(const Options& o)
     if (o.output)
         setenv("PPE_OUT", o.output->c_str(), 1);
     if (o.mem)
-        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, 1u << 21).c_str(), 1);
+        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, ppe::kMaxPages).c_str(), 1);
     if (o.interval && o.frequency)
         fail(kUsageError, "--interval and --frequency both given; choose one");
     if (o.interval)
-        setenv("PPE_INT", checkedNumber("interval", *o.interval, 100, 36'000'000'000).c_str(), 1);
+        setenv("PPE_INT", checkedNumber("interval", *o.interval, ppe::kMinInterval, ppe::kMaxInterval).c_str(), 1);
     if (o.frequency) {
-        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, 100'000));
-        setenv("PPE_INT", std::to_string(10'000'000 / hz).c_str(), 1);
+        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, ppe::kMaxFrequencyHz));
+        setenv("PPE_INT", std::to_string(ppe::kIntervalsPerSecond / hz).c_str(), 1);
     }
     if (o.mode)
         setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
     if (o.timer)
         setenv("PPE_TIMER", o.timer->c_str(), 1);
     if (o.checkpoint)
-        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, 365 * 86400).c_str(), 1);
+        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, ppe::kMaxCheckpointSeconds).c_str(), 1);
 }
 
 void preload(const fs::path& library)

@@ -60,7 +60,7 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     readNumber(lookup, warn, "PPE_MODE", 0, 1, "0", &mode);
     config.mode = SampleMode(mode);
     config.timer = readTimer(lookup, warn);
-    readNumber(lookup, warn, "PPE_CHECKPOINT", 1, 365 * 86400, "no checkpoints", &config.checkpoint);
+    readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
     return config;
 }
 

@@ -2,17 +2,12 @@
 // decimal integer; an error keeps the default and prints one warning.
 #pragma once
 
+#include "ppe/core/limits.h"
 #include "ppe/core/profile_record.h"
 
 #include <cstdint>
 
 namespace ppe {
-
-inline constexpr uint64_t kDefaultPages = 2048; // 1 MiB of counters
-inline constexpr uint64_t kMaxPages = 1u << 21; // 1 GiB of counters
-inline constexpr uint64_t kDefaultInterval = 5000; // 0.5 ms in 100 ns units
-inline constexpr uint64_t kMinInterval = 100; // 10 us: faster only measures the signal cost
-inline constexpr uint64_t kMaxInterval = 36'000'000'000; // one hour
 
 enum class TimerChoice { Auto, Perf, Itimer, Posix };
 

@@ -15,17 +15,6 @@ namespace {
         bool found;
     };
 
-    bool containsAddress(const dl_phdr_info* info, uintptr_t address)
-    {
-        for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
-            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-            const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-            if (ph.p_type == PT_LOAD && address >= start && address - start < ph.p_memsz)
-                return true;
-        }
-        return false;
-    }
-
     void describeSegments(const dl_phdr_info* info, ObjectImage* image)
     {
         image->bias = info->dlpi_addr;
@@ -59,7 +48,7 @@ namespace {
     {
         auto* search = static_cast<Search*>(data);
         const bool isMain = search->address == 0;
-        if (!isMain && !containsAddress(info, search->address))
+        if (!isMain && !objectContains(info, search->address))
             return 0;
         ObjectImage* image = search->image;
         describeSegments(info, image);
@@ -70,27 +59,39 @@ namespace {
         return 1;
     }
 
-    uint32_t buildIdInNotes(uintptr_t at, uintptr_t end, uint8_t* out, uint32_t capacity)
-    {
-        while (at + sizeof(ElfW(Nhdr)) <= end) {
-            ElfW(Nhdr) note;
-            std::memcpy(&note, reinterpret_cast<const void*>(at), sizeof(note));
-            const uintptr_t name = at + sizeof(note);
-            const uintptr_t desc = name + ((note.n_namesz + 3) & ~3u);
-            const uintptr_t next = desc + ((note.n_descsz + 3) & ~3u);
-            if (next > end || next <= at)
-                return 0;
-            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4
-                && std::memcmp(reinterpret_cast<const void*>(name), "GNU", 4) == 0 && note.n_descsz <= capacity) {
-                std::memcpy(out, reinterpret_cast<const void*>(desc), note.n_descsz);
-                return note.n_descsz;
-            }
-            at = next;
-        }
-        return 0;
-    }
-
 } // namespace
+
+bool objectContains(const dl_phdr_info* info, uintptr_t address)
+{
+    for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+        if (ph.p_type == PT_LOAD && address >= start && address - start < ph.p_memsz)
+            return true;
+    }
+    return false;
+}
+
+bool findNote(uintptr_t at, uintptr_t end, uint32_t type, const char* name, ElfNote* out)
+{
+    const size_t nameSize = std::strlen(name) + 1;
+    while (at + sizeof(ElfW(Nhdr)) <= end) {
+        ElfW(Nhdr) note;
+        std::memcpy(&note, reinterpret_cast<const void*>(at), sizeof(note));
+        const uintptr_t noteName = at + sizeof(note);
+        const uintptr_t desc = noteName + ((note.n_namesz + 3) & ~3u);
+        const uintptr_t next = desc + ((note.n_descsz + 3) & ~3u);
+        if (next > end || next <= at)
+            return false;
+        if (note.n_type == type && note.n_namesz == nameSize
+            && std::memcmp(reinterpret_cast<const void*>(noteName), name, nameSize) == 0) {
+            *out = ElfNote { reinterpret_cast<const uint8_t*>(desc), note.n_descsz };
+            return true;
+        }
+        at = next;
+    }
+    return false;
+}
 
 uint32_t readBuildId(const ElfW(Phdr) * phdrs, unsigned count, uintptr_t bias, uintptr_t readableStart,
     uintptr_t readableEnd, uint8_t* out, uint32_t capacity)
@@ -102,8 +103,11 @@ uint32_t readBuildId(const ElfW(Phdr) * phdrs, unsigned count, uintptr_t bias, u
         const uintptr_t end = start + phdrs[i].p_memsz;
         if (start < readableStart || end > readableEnd || end < start)
             continue;
-        if (uint32_t size = buildIdInNotes(start, end, out, capacity))
-            return size;
+        ElfNote note {};
+        if (findNote(start, end, NT_GNU_BUILD_ID, "GNU", &note) && note.size <= capacity) {
+            std::memcpy(out, note.desc, note.size);
+            return note.size;
+        }
     }
     return 0;
 }

@@ -25,6 +25,19 @@ bool findMainImage(ObjectImage* image);
 // The loaded object whose segments contain `address`. Not signal-safe.
 bool findImageContaining(uintptr_t address, ObjectImage* image);
 
+// True when a PT_LOAD segment of the loaded object `info` holds `address`. Signal-safe.
+bool objectContains(const dl_phdr_info* info, uintptr_t address);
+
+// The descriptor of an ELF note.
+struct ElfNote {
+    const uint8_t* desc;
+    uint32_t size;
+};
+
+// Finds the first note of `type` whose name is `name` in the notes at run-time [start, end),
+// never reading past `end` (a damaged note stops the walk). Signal-safe.
+bool findNote(uintptr_t start, uintptr_t end, uint32_t type, const char* name, ElfNote* out);
+
 // Reads the NT_GNU_BUILD_ID note through program headers of an object loaded with `bias`,
 // touching only [readableStart, readableEnd). Signal-safe.
 uint32_t readBuildId(const ElfW(Phdr) * phdrs, unsigned count, uintptr_t bias, uintptr_t readableStart,

@@ -116,6 +116,12 @@ bool readMaps(MapsTable* t)
     return true;
 }
 
+bool readMapsInto(MapsScratch& scratch, MapsTable* table)
+{
+    *table = MapsTable { scratch.mappings, kMaxMappings, 0, scratch.paths, kPathArena, 1, false };
+    return readMaps(table);
+}
+
 const Mapping* findMapping(const MapsTable& t, uintptr_t address)
 {
     size_t lo = 0;

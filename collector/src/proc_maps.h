@@ -25,8 +25,21 @@ struct MapsTable {
     bool truncated; // some mappings or paths did not fit
 };
 
+inline constexpr size_t kMaxMappings = 16384;
+inline constexpr size_t kPathArena = 1 << 20;
+
+// Memory for one reading of /proc/self/maps (mapped before it is needed: nothing is allocated
+// while reading).
+struct MapsScratch {
+    Mapping mappings[kMaxMappings];
+    char paths[kPathArena];
+};
+
 // Fills `table` from /proc/self/maps, in address order. Returns false if the file cannot be read.
 bool readMaps(MapsTable* table);
+
+// Points `table` at `scratch` and fills it from /proc/self/maps. Signal-safe.
+bool readMapsInto(MapsScratch& scratch, MapsTable* table);
 
 // The mapping that contains `address`, or nullptr.
 const Mapping* findMapping(const MapsTable& table, uintptr_t address);

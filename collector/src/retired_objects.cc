@@ -15,14 +15,11 @@ namespace ppe {
 
 namespace {
 
-    constexpr size_t kMaxMappings = 16384;
-    constexpr size_t kPathArena = 1 << 20;
     constexpr size_t kMaxObjectMappings = 64; // mappings of one object (a handful in practice)
 
     struct Scratch {
         RetiredObjects store;
-        Mapping mappings[kMaxMappings];
-        char paths[kPathArena];
+        MapsScratch maps;
         Mapping closing[kMaxObjectMappings]; // the object's mappings before dlclose
     };
 
@@ -40,12 +37,6 @@ namespace {
         s = static_cast<Scratch*>(memory);
         g_scratch.store(s, std::memory_order_release);
         return s;
-    }
-
-    bool readMapsInto(Scratch* s, MapsTable* maps)
-    {
-        *maps = MapsTable { s->mappings, kMaxMappings, 0, s->paths, kPathArena, 1, false };
-        return readMaps(maps);
     }
 
     // The mappings of the file `path`, copied out of `maps`; their number.
@@ -133,7 +124,7 @@ int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
     // The object's file as /proc/self/maps names it (l_name is what dlopen was given: maybe
     // relative, maybe a symbolic link), found through its dynamic section.
     const Mapping* dynamic = nullptr;
-    if (s && readMapsInto(s, &maps) && (dynamic = findMapping(maps, uintptr_t(lm->l_ld))) && dynamic->path) {
+    if (s && readMapsInto(s->maps, &maps) && (dynamic = findMapping(maps, uintptr_t(lm->l_ld))) && dynamic->path) {
         copyString(path, sizeof(path), maps.paths + dynamic->path);
         closing = mappingsOf(maps, path, s->closing);
         for (size_t i = 0; i < closing && !buildIdSize; ++i) {
@@ -143,7 +134,7 @@ int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
     }
     const int result = realDlclose(handle);
     // Only what dlclose really unmapped: another handle may keep the object loaded.
-    if (result == 0 && closing && readMapsInto(s, &maps)) {
+    if (result == 0 && closing && readMapsInto(s->maps, &maps)) {
         int object = -2;
         for (size_t i = 0; i < closing; ++i) {
             if (!s->closing[i].executable || stillMapped(maps, s->closing[i], path))

@@ -4,7 +4,7 @@
 // object's path and build id, so the report still names the object and its functions.
 #pragma once
 
-#include "pc_table.h"
+#include "ppe/core/pc_table.h"
 #include "ppe/core/profile_record.h"
 
 #include <climits>

@@ -144,8 +144,9 @@ namespace {
             s.ticksSinceRefresh = 0;
         }
         const pid_t self = currentTid();
+        const pid_t quiet = s.hooks.quietThread ? s.hooks.quietThread() : 0;
         for (int i = 0; i < s.threadCount; ++i) {
-            if (s.threads[i] != self)
+            if (s.threads[i] != self && s.threads[i] != quiet)
                 forward(s.pid, s.threads[i], s.signal, weight);
         }
         s.fanOutBusy.store(false, std::memory_order_release);

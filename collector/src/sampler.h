@@ -5,8 +5,12 @@
 //  - itimer-prof (CPU time, fallback): setitimer(ITIMER_PROF), SIGPROF to the running thread;
 //    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
 //  - posix-timer (real time, mode 0): one CLOCK_MONOTONIC POSIX timer; the thread that takes its
-//    signal (the real-time signal SIGRTMAX-3) forwards it with tgkill() to every other thread, so each thread is
-//    sampled at the asked rate whether it runs or waits.
+//    signal (the real-time signal SIGRTMAX-3) forwards it with rt_tgsigqueueinfo() (carrying the
+//    sample's weight) to every other thread of the program, so each thread is sampled at the asked
+//    rate whether it runs or waits.
+// The collector's own thread (service_thread.h) blocks every signal: it is never sent a forwarded
+// sample, a SIGTRAP of its inherited perf event stays pending there, and a sample taken on it
+// anyway is dropped by the collector's hook.
 #pragma once
 
 #include "config.h"
@@ -14,6 +18,7 @@
 #include <csignal>
 #include <cstdint>
 #include <sys/time.h>
+#include <sys/types.h>
 
 // The C library's own sigaction, past the collector's interposer (exported by glibc's libc.so and
 // libc.a). Signal-safe.
@@ -34,6 +39,9 @@ struct SamplerHooks {
     // real-time timer overran while the process waited for a CPU); from a signal handler.
     void (*sample)(uintptr_t pc, uint64_t weight);
     void (*tick)(uint64_t expirations); // a real-time timer expiry; from a signal handler
+    // The collector's own thread (0: none), which is sent no forwarded sample: it blocks every
+    // signal, and queued real-time signals would pile up there. From a signal handler.
+    pid_t (*quietThread)();
 };
 
 // Installs the signal handler and creates the timer or events, not yet running. On failure returns

@@ -163,7 +163,7 @@ static void writeObjects(LineWriter& w, const ProfileOutput& out)
         w.ch(' ').quoted(o.path).endl();
     }
     for (size_t i = 0; i < out.hitCount; ++i) {
-        const ObjectHit& h = out.hits[i];
+        const ObjectCountRecord& h = out.hits[i];
         w.str("object-hit ").dec(h.object).ch(' ').hex(h.fileOffset).ch(' ').dec(h.count).endl();
     }
 }
@@ -180,8 +180,13 @@ static void writeBins(LineWriter& w, const ProfileOutput& out)
 
 int writeProfile(int fd, const ProfileOutput& out)
 {
-    static char buffer[16384]; // not re-entrant, like the whole writer
-    LineWriter w(fd, buffer, sizeof(buffer));
+    static char buffer[kProfileWriteBuffer]; // not re-entrant: this overload is for one writer at a time
+    return writeProfile(fd, out, buffer, sizeof(buffer));
+}
+
+int writeProfile(int fd, const ProfileOutput& out, char* buffer, size_t bufferSize)
+{
+    LineWriter w(fd, buffer, bufferSize);
     writeIdentity(w, *out.record);
     writeSampling(w, out);
     writeObjects(w, out);

@@ -322,6 +322,37 @@ namespace {
         EXPECT_EQ(files, 2);
     }
 
+    // With PPE_CHECKPOINT a forked child starts its own collector thread: its checkpoints come while
+    // it runs, under its own name, and its end is its own complete profile.
+    TEST_F(CollectorTest, AForkedChildWritesItsOwnCheckpoints)
+    {
+        const Running running = startProgram({ PPE_LAUNCHER, "--mode", "cpu", PPE_FORK_CHILD, "12" },
+            { { "PPE_OUT", m_dir.file("fork.ppe") }, { "PPE_CHECKPOINT", "1" } }, m_dir.path());
+        std::string childCheckpoint;
+        for (int polls = 0; polls < 5000 && childCheckpoint.empty(); ++polls) {
+            std::error_code ec;
+            for (const auto& entry : std::filesystem::directory_iterator(m_dir.path(), ec)) {
+                const std::string name = entry.path().filename().string();
+                if (!std::regex_match(name, std::regex(R"(fork\.[0-9]+\.ppe)")))
+                    continue;
+                auto p = readProfile(entry.path().string());
+                if (p && p->status == ProfileStatus::Checkpoint)
+                    childCheckpoint = entry.path().string();
+            }
+            usleep(2000); // polling interval only: the condition is the file
+        }
+        const RunResult run = waitProgram(running);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        ASSERT_FALSE(childCheckpoint.empty()) << "the child wrote no checkpoint\n" << run.err;
+        auto child = readProfile(childCheckpoint);
+        ASSERT_TRUE(child) << child.error().str();
+        EXPECT_EQ(child->status, ProfileStatus::Complete) << "the child's end replaced its checkpoints";
+        auto parent = readProfile(m_dir.file("fork.ppe"));
+        ASSERT_TRUE(parent) << parent.error().str();
+        EXPECT_EQ(parent->status, ProfileStatus::Complete);
+        EXPECT_EQ(child->parentPid, parent->pid);
+    }
+
     // A vfork child shares the parent's memory: its exec must neither write nor stop the parent's
     // profile (the exec'd program writes its own).
     TEST_F(CollectorTest, AVforkChildsExecLeavesTheParentsProfileAlone)

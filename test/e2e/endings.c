@@ -2,11 +2,15 @@
  *   return exit _exit _Exit abort segv fpe ill term int hup xcpu usr1 usr2 pipe quit alrm
  *   exec (execl /bin/true)  execvp (execvp "true")  kill (SIGKILL itself)
  *   own-term (a SIGTERM handler of its own that _exits 42)  ignored-hup (SIGHUP ignored: carries on)
+ *   masked-sleep (every signal blocked, then sleeps 4 s and returns)
+ *   pthread-exit (main ends with pthread_exit after a thread that works as long again: glibc's last thread exits 0)
  * Usage: endings HOW [SCALE] */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile double g_sink;
@@ -19,6 +23,30 @@ __attribute__((noinline)) void work(long n)
     for (long i = 1; i <= n; ++i)
         s += 1.0 / (double)i;
     g_sink = s;
+}
+
+static void* workAgain(void* scale)
+{
+    work((long)scale * 100000000L);
+    return NULL;
+}
+
+static int maskedSleep(void)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    struct timespec left = { 4, 0 };
+    while (nanosleep(&left, &left) != 0)
+        ;
+    return 0;
+}
+
+static void endWithPthreadExit(long scale)
+{
+    pthread_t thread;
+    pthread_create(&thread, NULL, workAgain, (void*)scale);
+    pthread_exit(NULL);
 }
 
 static void ownTerm(int sig)
@@ -52,6 +80,10 @@ int main(int argc, char** argv)
         char* args[] = { "true", NULL };
         execvp("true", args);
     }
+    if (!strcmp(how, "masked-sleep"))
+        return maskedSleep();
+    if (!strcmp(how, "pthread-exit"))
+        endWithPthreadExit(argc > 2 ? atol(argv[2]) : 1);
     if (!strcmp(how, "own-term")) {
         signal(SIGTERM, ownTerm);
         raise(SIGTERM);

@@ -9,12 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <vector>
 
 namespace ppe::testing {
 namespace {
@@ -251,6 +253,68 @@ namespace {
         EXPECT_LE(all->total - last->total, 2u * 2000u) << "the last checkpoint is older than one interval";
         // Only checkpoints were written over each other: no backups of this run's own snapshots.
         EXPECT_FALSE(fileExists(out + ".~1~"));
+    }
+
+    // The names of the threads of process `pid` (/proc/PID/task/TID/comm).
+    std::vector<std::string> threadNames(int pid)
+    {
+        std::vector<std::string> names;
+        std::error_code ec;
+        for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+            std::string name = readFile(task.path().string() + "/comm");
+            names.push_back(name.substr(0, name.find('\n')));
+        }
+        return names;
+    }
+
+    // Checkpoints are written by the collector's own thread, never in a signal handler of a program
+    // thread: here the program's only thread sleeps with every signal blocked (no handler can run in
+    // it, no sample arrives), and the checkpoints still come, each second.
+    TEST(CheckpointTest, ACheckpointIsWrittenWhileTheOnlyProgramThreadSleepsWithEverySignalBlocked)
+    {
+        TempDir dir;
+        const std::string out = dir.file("asleep.ppe");
+        const Running running = startProgram(
+            { PPE_LAUNCHER, "-o", out, PPE_ENDINGS, "masked-sleep", "0" }, { { "PPE_CHECKPOINT", "1" } });
+        bool checkpointed = false;
+        bool collectorThread = false;
+        for (int polls = 0; polls < 1750 && !checkpointed; ++polls) { // 3.5 s of the 4 s sleep
+            const std::vector<std::string> names = threadNames(running.pid);
+            collectorThread = collectorThread || std::find(names.begin(), names.end(), "ppe-collector") != names.end();
+            if (fileExists(out)) {
+                auto p = readProfile(out);
+                ASSERT_TRUE(p) << p.error().str();
+                checkpointed = p->status == ProfileStatus::Checkpoint;
+            }
+            usleep(2000);
+        }
+        const RunResult result = waitProgram(running);
+        EXPECT_TRUE(checkpointed) << "no checkpoint while the program slept\n" << result.err;
+        EXPECT_TRUE(result.exited && result.status == 0) << result.err;
+        EXPECT_TRUE(collectorThread) << "no thread named ppe-collector";
+        auto last = readProfile(out);
+        ASSERT_TRUE(last) << last.error().str();
+        EXPECT_EQ(last->status, ProfileStatus::Complete);
+        EXPECT_EQ(last->endReason, "exit");
+    }
+
+    // The collector thread never keeps the process alive: when main ends with pthread_exit, the last
+    // program thread to end exits the process with status 0 as it does without the collector, and
+    // the profile is written.
+    TEST(CheckpointTest, TheCollectorThreadDoesNotOutliveTheProgram)
+    {
+        TempDir dir;
+        const std::string out = dir.file("threads.ppe");
+        const RunResult bare = runProgram({ PPE_ENDINGS, "pthread-exit", "1" }, { { "PPE_ON", "", true } });
+        const RunResult profiled
+            = runProgram({ PPE_LAUNCHER, "-o", out, PPE_ENDINGS, "pthread-exit", "1" }, { { "PPE_CHECKPOINT", "1" } });
+        EXPECT_EQ(profiled.exited, bare.exited) << profiled.err;
+        EXPECT_EQ(profiled.status, bare.status) << profiled.err;
+        auto profile = readProfile(out);
+        ASSERT_TRUE(profile) << profile.error().str() << "\n" << profiled.err;
+        EXPECT_EQ(profile->status, ProfileStatus::Complete);
+        EXPECT_EQ(profile->endReason, "exit");
+        EXPECT_GT(profile->total, 0u);
     }
 
 } // namespace

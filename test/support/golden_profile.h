@@ -73,7 +73,7 @@ struct GoldenProfile {
     std::array<uint32_t, 32> bins {};
     std::array<uint8_t, 4> libcBuildId {};
     std::array<ObjectInfo, 2> objects {};
-    std::array<ObjectHit, 3> hits {};
+    std::array<ObjectCountRecord, 3> hits {};
 
     ProfileOutput output() const;
 };

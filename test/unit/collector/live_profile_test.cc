@@ -1,8 +1,11 @@
-// The collector's counters: bins saturate instead of wrapping, totals are 64-bit, PCs outside the
-// range are kept per address until the table is full and then counted as lost.
+// The collector's live profile: a mapping laid out as core's live file, counting through core's
+// histogram; a forked child's copy starts with every counter zero and the same layout.
 #include "live_profile.h"
 
 #include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace ppe {
 namespace {
@@ -16,70 +19,49 @@ namespace {
         return live;
     }
 
-    TEST(LiveProfile, SamplesLandInTheirBinAtLinkTimeAddresses)
+    TEST(LiveProfile, TheMappingIsLaidOutAsCoresLiveFile)
     {
         LiveProfile* live = liveFor(0x1000, 0x2000, 0x5555'0000'0000);
-        recordSample(*live, 0x5555'0000'1234, 1);
-        recordSample(*live, 0x5555'0000'1234, 2);
-        EXPECT_EQ(live->bins[0x234], 3u);
-        EXPECT_EQ(live->record->counts[kInRange], 3u);
-        recordSample(*live, 0x5555'0000'0f80, 1); // in the image, below the range
-        recordSample(*live, 0x5555'0000'2010, 1); // above
-        EXPECT_EQ(live->record->counts[kBelow], 1u);
-        EXPECT_EQ(live->record->counts[kAbove], 1u);
-    }
-
-    TEST(LiveProfile, ABinSaturatesAtTheThirtyTwoBitLimitAndTheTotalsGoOn)
-    {
-        LiveProfile* live = liveFor(0x1000, 0x2000, 0);
-        live->bins[0x10] = UINT32_MAX - 1;
-        live->record->counts[kInRange] = UINT32_MAX;
-        recordSample(*live, 0x1010, 1);
-        EXPECT_EQ(live->bins[0x10], UINT32_MAX);
-        EXPECT_EQ(live->record->saturated, 0u);
-        recordSample(*live, 0x1010, 1);
-        recordSample(*live, 0x1010, 5);
-        EXPECT_EQ(live->bins[0x10], UINT32_MAX) << "never wraps";
-        EXPECT_EQ(live->record->saturated, 6u);
-        EXPECT_EQ(live->record->counts[kInRange], uint64_t(UINT32_MAX) + 7) << "64-bit totals";
-        // A weight larger than the room left fills the bin and counts the rest as saturated.
-        live->bins[0x20] = UINT32_MAX - 3;
-        recordSample(*live, 0x1020, 10);
-        EXPECT_EQ(live->bins[0x20], UINT32_MAX);
-        EXPECT_EQ(live->record->saturated, 13u);
-    }
-
-    TEST(LiveProfile, OutsidePcsAreKeptPerAddressThenCountedAsLost)
-    {
-        LiveProfile* live = liveFor(0x1000, 0x2000, 0);
-        recordSample(*live, 0x7f00'0000'1000, 1);
-        recordSample(*live, 0x7f00'0000'1000, 1);
-        uint64_t kept = 0;
-        for (uint32_t i = 0; i < kPcTableSlots; ++i)
-            kept += live->pcs[i].pc == 0x7f00'0000'1000 ? live->pcs[i].count : 0;
-        EXPECT_EQ(kept, 2u);
-        for (uint64_t pc = 0x7e00'0000'0000; pc < 0x7e00'0000'0000 + 2 * uint64_t(kPcTableSlots); ++pc)
-            recordSample(*live, pc, 1);
-        EXPECT_GT(live->record->counts[kLost], 0u) << "a full table counts, it does not drop";
-        uint64_t stored = 0;
-        for (uint32_t i = 0; i < kPcTableSlots; ++i)
-            stored += live->pcs[i].count;
-        EXPECT_EQ(stored + live->record->counts[kLost], 2 + 2 * uint64_t(kPcTableSlots));
+        LiveFileView view;
+        ASSERT_EQ(readLiveFile(reinterpret_cast<const char*>(live), live->mappingSize, &view), LiveFileProblem::None);
+        EXPECT_EQ(view.record, live->histogram.record);
+        EXPECT_EQ(view.bins, live->histogram.bins);
+        EXPECT_EQ(view.pcs, live->histogram.pcs);
+        EXPECT_EQ(view.header.headerSize, sizeof(LiveProfile));
+        EXPECT_EQ(live->countersOffset % size_t(sysconf(_SC_PAGESIZE)), 0u);
+        EXPECT_EQ(live->histogram.runStart, 0x5555'0000'1000u);
+        recordSample(live->histogram, 0x5555'0000'1234, 2);
+        EXPECT_EQ(view.bins[0x234], 2u);
     }
 
     TEST(LiveProfile, ClearingForAForkedChildZeroesEveryCounter)
     {
         LiveProfile* live = liveFor(0x1000, 0x2000, 0);
-        recordSample(*live, 0x1500, 4);
-        recordSample(*live, 0x9'0000'0000, 1);
-        live->record->ticks = 9;
+        recordSample(live->histogram, 0x1500, 4);
+        recordSample(live->histogram, 0x9'0000'0000, 1);
+        live->histogram.record->ticks = 9;
         clearCounters(*live);
-        EXPECT_EQ(live->bins[0x500], 0u);
-        EXPECT_EQ(live->record->counts[kInRange], 0u);
-        EXPECT_EQ(live->record->ticks, 0u);
+        EXPECT_EQ(live->histogram.bins[0x500], 0u);
+        EXPECT_EQ(live->histogram.record->counts[kInRange], 0u);
+        EXPECT_EQ(live->histogram.record->ticks, 0u);
         for (uint32_t i = 0; i < kPcTableSlots; ++i)
-            ASSERT_EQ(live->pcs[i].count, 0u);
-        EXPECT_EQ(live->record->layout.start, 0x1000u) << "the layout stays";
+            ASSERT_EQ(live->histogram.pcs[i].count, 0u);
+        EXPECT_EQ(live->histogram.record->layout.start, 0x1000u) << "the layout stays";
+    }
+
+    TEST(LiveProfile, AnEmptyCloneKeepsTheRecordAndTheGeometry)
+    {
+        LiveProfile* live = liveFor(0x1000, 0x2000, 0x10000);
+        live->histogram.record->pid = 42;
+        recordSample(live->histogram, 0x11500, 4);
+        LiveProfile* copy = cloneEmpty(*live, -1);
+        ASSERT_NE(copy, nullptr);
+        EXPECT_EQ(copy->histogram.record->pid, 42u);
+        EXPECT_EQ(copy->histogram.runStart, live->histogram.runStart);
+        EXPECT_EQ(copy->histogram.imageEnd, live->histogram.imageEnd);
+        EXPECT_EQ(copy->histogram.bins[0x500], 0u);
+        EXPECT_EQ(totalSamples(*copy->histogram.record), 0u);
+        munmap(copy, copy->mappingSize);
     }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Samples whose PC fell outside the monitored range, kept per address in a fixed, lock-free,
 // open-addressed table; they are attributed to shared objects, the vDSO or anonymous code when
-// the profile is written (a signal handler cannot ask the dynamic loader).
+// the profile is written (a signal handler cannot ask the dynamic loader; a remote sampler reads
+// the target's library list at the end).
 #pragma once
 
 #include <atomic>
@@ -16,8 +17,9 @@ struct PcSlot {
 inline constexpr uint32_t kPcTableSlots = 1u << 15; // 512 KiB
 inline constexpr uint32_t kPcTableProbes = 64;
 
-// Counts `weight` samples at `pc`. Returns false when the table has no room for a new address.
-// Safe to call from a signal handler, concurrently from any number of threads.
+// Counts `weight` samples at `pc` in a table of kPcTableSlots slots. Returns false when the table
+// has no room for a new address (or pc is 0). Safe to call from a signal handler, concurrently from
+// any number of threads.
 inline bool addPc(PcSlot* slots, uint64_t pc, uint64_t weight)
 {
     if (!pc)

@@ -1,7 +1,8 @@
-#include "report.h"
+#include "profile_output.h"
 
 #include "image.h"
 #include "messages.h"
+#include "ppe/core/histogram.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
 #include "proc_maps.h"
@@ -19,45 +20,34 @@ namespace ppe {
 
 namespace {
 
-    constexpr size_t kMaxMappings = 16384;
-    constexpr size_t kPathArena = 1 << 20;
     constexpr size_t kMaxObjects = 1024;
 
 } // namespace
 
-struct ReportScratch {
+struct OutputScratch {
     ProfileRecord snapshot;
-    Mapping mappings[kMaxMappings];
-    char paths[kPathArena];
+    char writeBuffer[kProfileWriteBuffer];
+    MapsScratch maps;
     ObjectInfo objects[kMaxObjects];
     uint32_t objectPath[kMaxObjects]; // arena offset of each object's path
     uint8_t buildIds[kMaxObjects][kMaxBuildId];
-    ObjectHit hits[kPcTableSlots + kMaxRetiredHits];
+    ObjectCountRecord hits[kPcTableSlots + kMaxRetiredHits];
 };
 
-ReportScratch* createReportScratch()
+OutputScratch* createOutputScratch()
 {
-    void* memory = mmap(nullptr, sizeof(ReportScratch), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return memory == MAP_FAILED ? nullptr : static_cast<ReportScratch*>(memory);
+    void* memory = mmap(nullptr, sizeof(OutputScratch), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return memory == MAP_FAILED ? nullptr : static_cast<OutputScratch*>(memory);
 }
 
 namespace {
 
     struct Attribution {
-        ReportScratch* s;
+        OutputScratch* s;
         MapsTable maps;
         size_t objectCount = 0;
         size_t hitCount = 0;
     };
-
-    bool startsWith(const char* text, const char* prefix)
-    {
-        while (*prefix && *text == *prefix) {
-            ++text;
-            ++prefix;
-        }
-        return !*prefix;
-    }
 
     // The object index for the mapping's path, adding it if new; -1 when the table is full.
     int objectFor(Attribution& a, uint32_t path)
@@ -75,16 +65,8 @@ namespace {
 
     unsigned categoryOf(const Attribution& a, const Mapping* m, const LiveProfile& live, uintptr_t pc)
     {
-        if (!m)
-            return kUnknown;
-        const char* path = a.maps.paths + m->path;
-        if (std::strcmp(path, "[vdso]") == 0)
-            return kVdso;
-        if (!m->path || path[0] == '[' || startsWith(path, "/memfd:"))
-            return kAnon;
-        if (std::strcmp(path, a.s->snapshot.image) == 0)
-            return pc < live.runStart ? kBelow : kAbove;
-        return kShared;
+        const char* path = m ? a.maps.paths + m->path : nullptr;
+        return categoryOfMapping(path, a.s->snapshot.image, pc < live.histogram.runStart);
     }
 
     void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t count)
@@ -101,7 +83,7 @@ namespace {
         if (object < 0)
             return;
         a.s->objects[object].hits += count;
-        a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), pc - m->start + m->offset, count };
+        a.s->hits[a.hitCount++] = ObjectCountRecord { uint32_t(object), pc - m->start + m->offset, count };
     }
 
     // The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
@@ -143,7 +125,7 @@ namespace {
             }
             record.counts[kShared] += count;
             a.s->objects[object].hits += count;
-            a.s->hits[a.hitCount++] = ObjectHit { uint32_t(object), hit.fileOffset, count };
+            a.s->hits[a.hitCount++] = ObjectCountRecord { uint32_t(object), hit.fileOffset, count };
         }
     }
 
@@ -162,10 +144,9 @@ namespace {
 
     void attributeOutsidePcs(Attribution& a, const LiveProfile& live)
     {
-        a.maps = MapsTable { a.s->mappings, kMaxMappings, 0, a.s->paths, kPathArena, 1, false };
-        const bool haveMaps = readMaps(&a.maps);
+        const bool haveMaps = readMapsInto(a.s->maps, &a.maps);
         for (uint32_t i = 0; i < kPcTableSlots; ++i) {
-            const PcSlot& slot = live.pcs[i];
+            const PcSlot& slot = live.histogram.pcs[i];
             const uint64_t count = std::atomic_ref<const uint64_t>(slot.count).load(std::memory_order_relaxed);
             if (!count)
                 continue;
@@ -177,7 +158,7 @@ namespace {
         }
         readObjectBuildIds(a);
         addRetiredObjects(a);
-        std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectHit& x, const ObjectHit& y) {
+        std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectCountRecord& x, const ObjectCountRecord& y) {
             return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
         });
     }
@@ -208,13 +189,47 @@ namespace {
         copyString(out, PATH_MAX, name);
     }
 
-    int writeTo(const char* path, const ProfileOutput& output, bool replacing)
+    // A checkpoint is written while samples keep coming: its bins are copied first and the in-range
+    // total is theirs, so that the snapshot adds up (readers check that it does).
+    class FrozenBins {
+    public:
+        FrozenBins() = default;
+        FrozenBins(const FrozenBins&) = delete;
+        FrozenBins& operator=(const FrozenBins&) = delete;
+        ~FrozenBins()
+        {
+            if (m_bins)
+                munmap(m_bins, m_size);
+        }
+
+        const uint32_t* freeze(ProfileRecord& record, const uint32_t* live)
+        {
+            m_size = size_t(record.layout.bytes());
+            void* memory = mmap(nullptr, m_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (memory == MAP_FAILED)
+                return nullptr;
+            m_bins = static_cast<uint32_t*>(memory);
+            uint64_t binned = 0;
+            for (uint64_t i = 0; i < record.layout.count; ++i) {
+                m_bins[i] = std::atomic_ref<const uint32_t>(live[i]).load(std::memory_order_relaxed);
+                binned += m_bins[i];
+            }
+            record.counts[kInRange] = binned + record.saturated;
+            return m_bins;
+        }
+
+    private:
+        uint32_t* m_bins = nullptr;
+        size_t m_size = 0;
+    };
+
+    int writeTo(const char* path, const ProfileOutput& output, char* buffer, bool replacing)
     {
         OutputFile file;
         int error = openOutput(path, &file);
         if (error)
             return error;
-        error = writeProfile(file.fd, output);
+        error = writeProfile(file.fd, output, buffer, kProfileWriteBuffer);
         if (error) {
             abandonOutput(&file);
             return error;
@@ -224,24 +239,28 @@ namespace {
 
 } // namespace
 
-int writeReport(const LiveProfile& live, ReportScratch* s, const char* path, const char* reason, ProfileStatus status,
-    uint64_t activeUs, uint64_t wallUs, char* written, bool replacing)
+int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path, const char* reason,
+    ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written, bool replacing)
 {
-    std::memcpy(&s->snapshot, live.record, sizeof(ProfileRecord));
+    std::memcpy(&s->snapshot, live.histogram.record, sizeof(ProfileRecord));
     ProfileRecord& record = s->snapshot;
     copyString(record.endReason, sizeof(record.endReason), reason);
     record.status = uint32_t(status);
     fillTimes(record, activeUs, wallUs);
+    FrozenBins frozen;
+    const uint32_t* bins = live.histogram.bins;
+    if (status == ProfileStatus::Checkpoint && !(bins = frozen.freeze(record, bins)))
+        return ENOMEM;
     Attribution a { s, {} };
     attributeOutsidePcs(a, live);
-    const ProfileOutput output { &record, live.bins, s->objects, a.objectCount, s->hits, a.hitCount };
+    const ProfileOutput output { &record, bins, s->objects, a.objectCount, s->hits, a.hitCount };
     copyString(written, PATH_MAX, path);
-    int error = writeTo(written, output, replacing);
+    int error = writeTo(written, output, s->writeBuffer, replacing);
     if (!error || !canFallBack(error))
         return error;
     inCurrentDirectory(path, written);
     say({ "cannot write ", path, " (", strerrordesc_np(error), "): writing to the current directory" });
-    return writeTo(written, output, replacing);
+    return writeTo(written, output, s->writeBuffer, replacing);
 }
 
 } // namespace ppe

@@ -1,0 +1,66 @@
+#include "checkpoints.h"
+
+#include "collector_state.h"
+#include "service_thread.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    // On the collector thread. A checkpoint still being written when the next is due delays it; the
+    // service loop then skips what was missed: checkpoints never overlap.
+    void checkpoint(uint64_t)
+    {
+        if (g_ppe.phase.load(std::memory_order_acquire) != Phase::Running
+            || g_ppe.writing.exchange(true, std::memory_order_acquire))
+            return;
+        LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        if (g_ppe.livePath[0])
+            msync(live, live->mappingSize, MS_SYNC);
+        const uint64_t activeNs = g_ppe.activeNs + nowNs(activeClock()) - g_ppe.periodStartNs;
+        const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+        char written[PATH_MAX];
+        if (writeProfileFile(*live, g_ppe.checkpointScratch, g_ppe.outputPath, "checkpoint", ProfileStatus::Checkpoint,
+                activeNs / 1000, wallUs, written, g_ppe.checkpointWritten)
+            == 0)
+            g_ppe.checkpointWritten = true;
+        g_ppe.writing.store(false, std::memory_order_release);
+    }
+
+} // namespace
+
+bool startCheckpoints(const char** why)
+{
+    if (!g_ppe.config.checkpoint)
+        return true;
+    g_ppe.checkpointScratch = createOutputScratch();
+    if (!g_ppe.checkpointScratch) {
+        *why = "cannot map memory for checkpoints";
+        return false;
+    }
+    if (addServiceJob(checkpoint, g_ppe.config.checkpoint * 1'000'000'000) < 0) {
+        *why = "no room for the checkpoint job";
+        return false;
+    }
+    return startServiceThread(why);
+}
+
+bool restartCheckpointsInChild(const char** why)
+{
+    g_ppe.writing.store(false, std::memory_order_relaxed); // the parent's writer did not come along
+    g_ppe.checkpointWritten = false; // the child writes under its own name
+    return restartServiceThreadInChild(why);
+}
+
+void endCheckpoints()
+{
+    stopServiceJobs();
+    // A checkpoint finishes in milliseconds; never wait forever (a slow or hung filesystem).
+    for (int spins = 0; g_ppe.writing.exchange(true, std::memory_order_acquire) && spins < 2000; ++spins)
+        usleep(1000);
+}
+
+} // namespace ppe

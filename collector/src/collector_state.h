@@ -1,0 +1,46 @@
+// The collector's state, one per process, shared by its life cycle (lifecycle.cc), its control
+// calls (control_api.cc) and its checkpoints (checkpoints.cc).
+#pragma once
+
+#include "config.h"
+#include "live_profile.h"
+#include "profile_output.h"
+#include "sampler.h"
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <ctime>
+#include <pthread.h>
+
+namespace ppe {
+
+enum class Phase { Off, Ready, Running, Stopped };
+
+struct Collector {
+    Config config;
+    std::atomic<Phase> phase { Phase::Off };
+    std::atomic<LiveProfile*> live { nullptr };
+    OutputScratch* finalScratch = nullptr; // the final profile's memory (exit path)
+    OutputScratch* checkpointScratch = nullptr; // the collector thread's: never the exit path's
+    Mechanism mechanism = Mechanism::None;
+    char basePath[PATH_MAX] = {}; // the output name before any fork
+    char outputPath[PATH_MAX] = {};
+    char livePath[PATH_MAX] = {}; // the file-backed live profile; "" when anonymous
+    uint64_t activeNs = 0; // sampling time accumulated over finished periods
+    uint64_t periodStartNs = 0;
+    uint64_t wallStartNs = 0;
+    std::atomic<bool> writing { false }; // a checkpoint or the final profile is being committed
+    bool checkpointWritten = false; // the plain output name holds this run's own checkpoint
+    pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER; // serialises the control calls (never the sampler)
+};
+
+extern Collector g_ppe;
+
+// `clock` now in ns. Signal-safe.
+uint64_t nowNs(clockid_t clock);
+
+// The clock of active time: process CPU time (mode 1) or monotonic wall time (mode 0). Signal-safe.
+clockid_t activeClock();
+
+} // namespace ppe

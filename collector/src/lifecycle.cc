@@ -1,0 +1,279 @@
+// libppe: starts before main when PPE_ON is set, samples the program counter of every thread into
+// a histogram of the main executable's code, and writes NAME.ppe when the program ends.
+#include "lifecycle.h"
+
+#include "checkpoints.h"
+#include "collector_state.h"
+#include "first_collector.h"
+#include "messages.h"
+#include "output_names.h"
+#include "ppe/core/output_file.h"
+#include "retired_objects.h"
+#include "run_identity.h"
+#include "service_thread.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ppe {
+
+Collector g_ppe;
+
+uint64_t nowNs(clockid_t clock)
+{
+    timespec t {};
+    clock_gettime(clock, &t);
+    return uint64_t(t.tv_sec) * 1'000'000'000 + uint64_t(t.tv_nsec);
+}
+
+clockid_t activeClock() { return g_ppe.config.mode == SampleMode::Cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC; }
+
+namespace {
+
+    // ---- the sampler's hooks: signal handler context ----
+
+    void onSample(uintptr_t pc, uint64_t weight)
+    {
+        LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        if (!live || onServiceThread())
+            return; // the collector's own thread is not the program
+        recordSample(live->histogram, pc, weight);
+        timespec now {};
+        clock_gettime(CLOCK_REALTIME_COARSE, &now);
+        std::atomic_ref<int64_t>(live->file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
+    }
+
+    void onTick(uint64_t expirations)
+    {
+        if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire))
+            std::atomic_ref<uint64_t>(live->histogram.record->ticks).fetch_add(expirations, std::memory_order_relaxed);
+    }
+
+    void removeLiveFile()
+    {
+        if (g_ppe.livePath[0])
+            unlink(g_ppe.livePath);
+        g_ppe.livePath[0] = '\0';
+    }
+
+    // The live profile in its file, or anonymous (saying that a SIGKILL would lose it).
+    LiveProfile* mapLive(const BinLayout& layout, const ObjectImage& image)
+    {
+        removeLiveFile();
+        const int fd = openLiveFile(g_ppe.outputPath, g_ppe.livePath);
+        LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd);
+        if (fd >= 0)
+            close(fd);
+        if (!live || fd < 0) {
+            if (!live)
+                removeLiveFile();
+            say({ "no live file next to ", g_ppe.outputPath, ": a SIGKILL would lose the profile" });
+        }
+        if (!live)
+            live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);
+        return live;
+    }
+
+    void onExit() { finish("exit"); }
+
+    // The signals that end batch jobs and crashed programs (PPE wrote its file on all of these):
+    // fatal errors, queue time limits and job deletion, terminal and shutdown signals.
+    constexpr int kEndingSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTERM, SIGINT, SIGHUP,
+        SIGQUIT, SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE };
+
+    void onEndingSignal(int signal)
+    {
+        char number[24];
+        char reason[32] = "signal ";
+        copyString(reason + 7, sizeof(reason) - 7, decimal(uint64_t(signal), number, sizeof(number)));
+        finish(reason);
+    }
+
+    // The parent's live file is shared with the parent: a file-backed child gets its own.
+    bool ownLiveProfileInChild()
+    {
+        LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        if (!g_ppe.livePath[0]) {
+            clearCounters(*live);
+            return true;
+        }
+        const int fd = openLiveFile(g_ppe.outputPath, g_ppe.livePath);
+        LiveProfile* own = cloneEmpty(*live, fd);
+        if (fd >= 0)
+            close(fd);
+        if (!own)
+            return false;
+        g_ppe.live.store(own, std::memory_order_release);
+        munmap(live, live->mappingSize);
+        return true;
+    }
+
+    void restartInChild()
+    {
+        ProfileRecord& r = *g_ppe.live.load(std::memory_order_acquire)->histogram.record;
+        forgetRetiredObjects();
+        r.pid = uint64_t(getpid());
+        r.parentPid = uint64_t(getppid());
+        r.startTime = int64_t(time(nullptr));
+        g_ppe.activeNs = 0;
+        g_ppe.periodStartNs = nowNs(activeClock());
+        g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
+        const char* why = nullptr;
+        if (!restartCheckpointsInChild(&why))
+            say({ "no checkpoints in the forked child: ", why });
+        if (!rearmSamplerInChild(&why)) {
+            g_ppe.phase.store(Phase::Off, std::memory_order_release);
+            disabled(why);
+        }
+    }
+
+    void onForkChild()
+    {
+        const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+        if (!g_ppe.live.load(std::memory_order_acquire) || phase == Phase::Off || phase == Phase::Stopped)
+            return;
+        g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
+        outputPathForChild(g_ppe.basePath, g_ppe.outputPath);
+        if (!ownLiveProfileInChild()) {
+            g_ppe.phase.store(Phase::Off, std::memory_order_release);
+            disabled("cannot map the forked child's histogram");
+            return;
+        }
+        restartInChild();
+    }
+
+    void warnValue(const char* name, const char* value, const char* problem, const char* kept)
+    {
+        say({ name, "=\"", value, "\": ", problem, "; using ", kept });
+    }
+
+    void start(LiveProfile* live)
+    {
+        g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
+        g_ppe.live.store(live, std::memory_order_release);
+        g_ppe.phase.store(Phase::Ready, std::memory_order_release);
+        atexit(onExit);
+        pthread_atfork(nullptr, nullptr, onForkChild);
+        guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
+        announce(*live);
+        const char* why = nullptr;
+        if (!startCheckpoints(&why))
+            say({ "no checkpoints: ", why });
+        startPeriod();
+    }
+
+} // namespace
+
+void disabled(const char* why) { say({ "disabled: ", why }); }
+
+bool active()
+{
+    const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+    return phase == Phase::Ready || phase == Phase::Running;
+}
+
+LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t codeEnd, uint64_t pages)
+{
+    BinLayout layout;
+    if (!computeBinLayout(codeStart, codeEnd, instructionGranularity(), pages * kPageBytes, &layout)) {
+        disabled("cannot fit the histogram of the monitored range in PPE_MEM");
+        return nullptr;
+    }
+    LiveProfile* live = mapLive(layout, image);
+    if (!live) {
+        disabled("cannot map memory for the histogram");
+        return nullptr;
+    }
+    describeRun(*live->histogram.record, image, g_ppe.config, g_ppe.mechanism);
+    return live;
+}
+
+void announce(const LiveProfile& live)
+{
+    const BinLayout& layout = live.histogram.record->layout;
+    say({ "monitored address range is ", Part::hex(layout.start), " - ", Part::hex(layout.end - 1), " (hex), ",
+        mechanismName(g_ppe.mechanism), ", ", Part::dec(layout.width), "-byte bins" });
+}
+
+void startPeriod()
+{
+    g_ppe.periodStartNs = nowNs(activeClock());
+    g_ppe.phase.store(Phase::Running, std::memory_order_release);
+    runSampler(true);
+}
+
+void endPeriod()
+{
+    runSampler(false);
+    g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+    g_ppe.phase.store(Phase::Ready, std::memory_order_release);
+}
+
+bool arm()
+{
+    const char* why = nullptr;
+    g_ppe.mechanism = armSampler(g_ppe.config.mode, g_ppe.config.interval * 100, g_ppe.config.timer,
+        SamplerHooks { onSample, onTick, serviceThreadId }, &why);
+    if (g_ppe.mechanism == Mechanism::None) {
+        disabled(why);
+        return false;
+    }
+    return true;
+}
+
+void finish(const char* reason)
+{
+    // A vfork() child shares this memory and runs no atfork handler: its exec or _exit must not
+    // end the parent's profile. (glibc's getpid() is a system call, not a cache.)
+    const LiveProfile* owner = g_ppe.live.load(std::memory_order_acquire);
+    if (owner && owner->histogram.record->pid != uint64_t(getpid()))
+        return;
+    Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+    do {
+        if (phase == Phase::Off || phase == Phase::Stopped)
+            return;
+    } while (!g_ppe.phase.compare_exchange_weak(phase, Phase::Stopped, std::memory_order_acq_rel));
+    disarmSampler();
+    if (phase == Phase::Running)
+        g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+    endCheckpoints();
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+    char written[PATH_MAX];
+    const int error = writeProfileFile(*live, g_ppe.finalScratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
+        g_ppe.activeNs / 1000, wallUs, written, g_ppe.checkpointWritten);
+    if (error) {
+        say({ "cannot write ", written, ": ", strerrordesc_np(error) });
+        if (g_ppe.livePath[0])
+            say({ "the profile stays in ", g_ppe.livePath, " (ppe --recover)" });
+        return;
+    }
+    removeLiveFile();
+    say({ "output file is ", written });
+}
+
+void load()
+{
+    g_ppe.config = readConfig([](const char* name) -> const char* { return getenv(name); }, warnValue);
+    if (!g_ppe.config.enabled || !isFirstCollector())
+        return;
+    ObjectImage image;
+    if (!findMainImage(&image)) {
+        disabled("cannot find the code of the main executable");
+        return;
+    }
+    g_ppe.finalScratch = createOutputScratch();
+    if (!g_ppe.finalScratch || !arm())
+        return;
+    chooseOutputPath(g_ppe.config.output, image.path, g_ppe.basePath);
+    copyString(g_ppe.outputPath, PATH_MAX, g_ppe.basePath);
+    if (LiveProfile* live = prepareLive(image, image.codeStart, image.codeEnd, g_ppe.config.pages))
+        start(live);
+}
+
+} // namespace ppe

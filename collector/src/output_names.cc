@@ -1,0 +1,80 @@
+#include "output_names.h"
+
+#include "ppe/core/output_file.h"
+
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ppe {
+
+const char* decimal(uint64_t value, char* buffer, size_t size)
+{
+    char* p = buffer + size - 1;
+    *p = '\0';
+    do {
+        *--p = char('0' + value % 10);
+        value /= 10;
+    } while (value && p > buffer);
+    return p;
+}
+
+void appendTo(char* path, const char* text)
+{
+    const size_t used = std::strlen(path);
+    copyString(path + used, PATH_MAX - used, text);
+}
+
+void chooseOutputPath(const char* wanted, const char* imagePath, char* path)
+{
+    if (!wanted) {
+        copyString(path, PATH_MAX, imagePath);
+        appendTo(path, ".ppe");
+    } else if (wanted[0] == '/' || !getcwd(path, PATH_MAX)) {
+        copyString(path, PATH_MAX, wanted);
+    } else {
+        appendTo(path, "/");
+        appendTo(path, wanted);
+    }
+}
+
+void outputPathForChild(const char* base, char* out)
+{
+    const char* slash = std::strrchr(base, '/');
+    const char* dot = std::strrchr(slash ? slash : base, '.');
+    if (dot && (dot == base || dot[-1] == '/'))
+        dot = nullptr; // a leading dot is not an extension
+    const size_t stem = dot ? size_t(dot - base) : std::strlen(base);
+    char pid[24];
+    const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
+    copyString(out, stem + 1 < PATH_MAX ? stem + 1 : PATH_MAX, base);
+    appendTo(out, ".");
+    appendTo(out, p);
+    if (dot)
+        appendTo(out, dot);
+}
+
+int openLiveFile(const char* outputPath, char* path)
+{
+    char pid[24];
+    const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const char* base = outputPath;
+        if (attempt == 1) {
+            const char* slash = std::strrchr(base, '/');
+            base = slash ? slash + 1 : base;
+        }
+        copyString(path, PATH_MAX, base);
+        appendTo(path, ".");
+        appendTo(path, p);
+        appendTo(path, ".live");
+        const int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            return fd;
+    }
+    path[0] = '\0';
+    return -1;
+}
+
+} // namespace ppe

@@ -1,0 +1,292 @@
+#include "service_thread.h"
+
+#include <atomic>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    constexpr size_t kStackBytes = 1 << 20; // touched only as deep as a checkpoint goes
+    constexpr uint64_t kLivenessNs = 500'000'000; // how often it looks for a program thread
+
+    struct Job {
+        ServiceJobFn run = nullptr;
+        uint64_t periodNs = 0;
+        std::atomic<uint64_t> dueNs { 0 };
+        std::atomic<uint64_t> skipped { 0 };
+        std::atomic<bool> requested { false };
+    };
+
+    struct Service {
+        Job jobs[kMaxServiceJobs];
+        std::atomic<int> jobCount { 0 };
+        std::atomic<uint32_t> wake { 0 }; // futex word: changed to wake the thread
+        std::atomic<bool> stopped { false };
+        std::atomic<pid_t> tid { 0 };
+        std::atomic<bool> started { false };
+        char* stack = nullptr; // kStackBytes with a guard page at the bottom
+    };
+
+    Service g_service;
+
+    uint64_t monotonicNs()
+    {
+        timespec t {};
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return uint64_t(t.tv_sec) * 1'000'000'000 + uint64_t(t.tv_nsec);
+    }
+
+    void wakeThread()
+    {
+        g_service.wake.fetch_add(1, std::memory_order_release);
+        syscall(SYS_futex, &g_service.wake, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    }
+
+    // Sleeps until CLOCK_MONOTONIC `deadlineNs` or a wake-up, whichever comes first.
+    void sleepUntil(uint64_t deadlineNs, uint32_t seen)
+    {
+        timespec deadline { time_t(deadlineNs / 1'000'000'000), long(deadlineNs % 1'000'000'000) };
+        syscall(
+            SYS_futex, &g_service.wake, FUTEX_WAIT_BITSET_PRIVATE, seen, &deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
+    }
+
+    // The next due time after a run that was due at `due` and ended at `now`: missed runs skipped.
+    uint64_t nextDue(Job& job, uint64_t due, uint64_t now)
+    {
+        const uint64_t next = due + job.periodNs;
+        if (next > now)
+            return next;
+        const uint64_t late = now - due;
+        job.skipped.fetch_add(late / job.periodNs, std::memory_order_relaxed);
+        return now + job.periodNs - late % job.periodNs;
+    }
+
+    void runIfDue(Job& job)
+    {
+        const uint64_t now = monotonicNs();
+        const uint64_t due = job.dueNs.load(std::memory_order_relaxed);
+        const bool asked = job.requested.exchange(false, std::memory_order_acq_rel);
+        if (!asked && now < due)
+            return;
+        job.run(now);
+        if (now >= due)
+            job.dueNs.store(nextDue(job, due, monotonicNs()), std::memory_order_relaxed);
+    }
+
+    uint64_t earliestDue(uint64_t limit)
+    {
+        const int count = g_service.jobCount.load(std::memory_order_acquire);
+        for (int i = 0; i < count; ++i) {
+            const uint64_t due = g_service.jobs[i].dueNs.load(std::memory_order_relaxed);
+            limit = due < limit ? due : limit;
+        }
+        return limit;
+    }
+
+    // The state letter of /proc/self/task/TID/stat ('R', 'S', 'Z', ...), or 0 when unreadable.
+    char threadState(pid_t tid)
+    {
+        char path[64] = "/proc/self/task/";
+        char* p = path + 16;
+        char digits[16];
+        int n = 0;
+        for (unsigned v = unsigned(tid); v || !n; v /= 10)
+            digits[n++] = char('0' + v % 10);
+        while (n)
+            *p++ = digits[--n];
+        const char tail[] = "/stat";
+        for (char c : tail)
+            *p++ = c;
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return 0;
+        char text[512];
+        const ssize_t got = read(fd, text, sizeof(text));
+        close(fd);
+        for (ssize_t i = got - 1; i > 0; --i) {
+            if (text[i] == ')')
+                return i + 2 < got ? text[i + 2] : 0;
+        }
+        return 0;
+    }
+
+    bool isAlive(pid_t tid)
+    {
+        const char state = threadState(tid);
+        return state && state != 'Z' && state != 'X';
+    }
+
+    // True while a thread of the program lives. The leader is asked first: while main runs, one read.
+    bool programThreadsRemain()
+    {
+        if (isAlive(getpid()))
+            return true;
+        const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return true;
+        alignas(8) char buffer[4096];
+        bool alive = false;
+        for (long n; !alive && (n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) > 0;) {
+            for (long at = 0; at < n && !alive;) {
+                const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+                const pid_t tid = pid_t(atoi(entry->d_name));
+                alive = tid > 0 && tid != g_service.tid.load() && isAlive(tid);
+                at += entry->d_reclen;
+            }
+        }
+        close(fd);
+        return alive;
+    }
+
+    void* serviceMain(void*)
+    {
+        prctl(PR_SET_NAME, "ppe-collector", 0, 0, 0);
+        g_service.tid.store(pid_t(syscall(SYS_gettid)), std::memory_order_release);
+        wakeThread(); // the starter waits for the tid
+        uint64_t nextLivenessCheck = monotonicNs() + kLivenessNs;
+        for (;;) {
+            const uint32_t seen = g_service.wake.load(std::memory_order_acquire);
+            const int count = g_service.jobCount.load(std::memory_order_acquire);
+            for (int i = 0; i < count && !g_service.stopped.load(std::memory_order_acquire); ++i)
+                runIfDue(g_service.jobs[i]);
+            const uint64_t now = monotonicNs();
+            if (now >= nextLivenessCheck) {
+                // glibc's last thread calls exit(0); with this thread alive, no program thread is last.
+                if (!programThreadsRemain())
+                    exit(0);
+                nextLivenessCheck = now + kLivenessNs;
+            }
+            sleepUntil(earliestDue(nextLivenessCheck), seen);
+        }
+        return nullptr;
+    }
+
+    bool mapStack()
+    {
+        if (g_service.stack)
+            return true; // a forked child reuses its copy of the parent's
+        void* memory
+            = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (memory == MAP_FAILED)
+            return false;
+        const size_t guard = size_t(sysconf(_SC_PAGESIZE));
+        mprotect(memory, guard, PROT_NONE);
+        g_service.stack = static_cast<char*>(memory);
+        return true;
+    }
+
+    // Creates the thread with every signal blocked: it inherits the creator's mask, which is
+    // blocked around pthread_create and then restored.
+    bool createThread()
+    {
+        const size_t guard = size_t(sysconf(_SC_PAGESIZE));
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstack(&attr, g_service.stack + guard, kStackBytes - guard);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        sigset_t all;
+        sigset_t previous;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &previous);
+        pthread_t thread;
+        const int error = pthread_create(&thread, &attr, serviceMain, nullptr);
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        pthread_attr_destroy(&attr);
+        return error == 0;
+    }
+
+    void waitForTid()
+    {
+        for (uint32_t seen = g_service.wake.load(); !g_service.tid.load(std::memory_order_acquire);
+             seen = g_service.wake.load()) {
+            const timespec slice { 0, 10'000'000 };
+            syscall(SYS_futex, &g_service.wake, FUTEX_WAIT_PRIVATE, seen, &slice, nullptr, 0);
+        }
+    }
+
+} // namespace
+
+int addServiceJob(ServiceJobFn run, uint64_t periodNs)
+{
+    const int id = g_service.jobCount.load(std::memory_order_relaxed);
+    if (id == kMaxServiceJobs || !periodNs)
+        return -1;
+    Job& job = g_service.jobs[id];
+    job.run = run;
+    job.periodNs = periodNs;
+    job.dueNs.store(monotonicNs() + periodNs, std::memory_order_relaxed);
+    g_service.jobCount.store(id + 1, std::memory_order_release);
+    if (g_service.started.load(std::memory_order_acquire))
+        wakeThread();
+    return id;
+}
+
+void requestServiceJob(int id)
+{
+    if (id < 0 || id >= g_service.jobCount.load(std::memory_order_acquire))
+        return;
+    g_service.jobs[id].requested.store(true, std::memory_order_release);
+    wakeThread();
+}
+
+bool startServiceThread(const char** why)
+{
+    if (g_service.started.load(std::memory_order_acquire))
+        return true;
+    if (!mapStack() || !createThread()) {
+        *why = "cannot start the collector thread";
+        return false;
+    }
+    g_service.started.store(true, std::memory_order_release);
+    waitForTid();
+    return true;
+}
+
+void stopServiceJobs() { g_service.stopped.store(true, std::memory_order_release); }
+
+bool onServiceThread()
+{
+    const char* here = static_cast<const char*>(__builtin_frame_address(0));
+    const char* stack = g_service.stack;
+    return stack && here >= stack && here < stack + kStackBytes;
+}
+
+pid_t serviceThreadId() { return g_service.tid.load(std::memory_order_acquire); }
+
+bool restartServiceThreadInChild(const char** why)
+{
+    if (!g_service.started.load(std::memory_order_acquire) || g_service.stopped.load(std::memory_order_acquire))
+        return true;
+    g_service.started.store(false, std::memory_order_relaxed);
+    g_service.tid.store(0, std::memory_order_relaxed);
+    g_service.wake.store(0, std::memory_order_relaxed);
+    const uint64_t now = monotonicNs();
+    for (int i = 0; i < g_service.jobCount.load(std::memory_order_relaxed); ++i) {
+        Job& job = g_service.jobs[i];
+        job.dueNs.store(now + job.periodNs, std::memory_order_relaxed);
+        job.skipped.store(0, std::memory_order_relaxed);
+        job.requested.store(false, std::memory_order_relaxed);
+    }
+    return startServiceThread(why);
+}
+
+uint64_t skippedServiceRuns(int id)
+{
+    if (id < 0 || id >= g_service.jobCount.load(std::memory_order_acquire))
+        return 0;
+    return g_service.jobs[id].skipped.load(std::memory_order_relaxed);
+}
+
+} // namespace ppe

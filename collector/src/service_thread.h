@@ -1,0 +1,58 @@
+// The collector thread: a small service loop for the collector's work that must not run in a
+// signal handler on a sampled program thread. Today it writes checkpoints (PPE_CHECKPOINT); later
+// jobs plug into the same table: draining a perf ring buffer, reading the place of blocked threads
+// from /proc/self/task/TID/syscall, a snapshot when a signal asks for one (requestServiceJob).
+//
+// It is started only when a job is asked for, and is a guest in the program: it blocks every
+// signal (no signal of the program or of the sampler is ever delivered to it, and its samples are
+// dropped), runs on a stack mapped by the collector, allocates nothing after its start (glibc's
+// pthread_create allocates the new thread's TLS vector once), takes no lock, uses no stdio, never
+// keeps the process alive (when it is the last thread left it ends the process with exit(0), as
+// glibc's last thread would) and never delays the exit (exit_group ends it wherever it is).
+#pragma once
+
+#include <cstdint>
+#include <sys/types.h>
+
+namespace ppe {
+
+// A job, run on the collector thread with the CLOCK_MONOTONIC time in ns: never two jobs at once,
+// never concurrently with itself. Any function that is not async-signal-safe only because of
+// locks or allocation must still be avoided: the program may have forked while holding them.
+using ServiceJobFn = void (*)(uint64_t nowNs);
+
+inline constexpr int kMaxServiceJobs = 8;
+
+// Adds a job due every `periodNs` (first one period from now). A run that starts late by a period
+// or more skips the runs it missed (they are counted, see skippedServiceRuns) instead of running
+// them back to back: work is skipped, never overlapped. Returns the job's id, or -1 when the table
+// is full. Not signal-safe.
+int addServiceJob(ServiceJobFn run, uint64_t periodNs);
+
+// Makes job `id` due at once and wakes the thread. Safe to call from a signal handler.
+void requestServiceJob(int id);
+
+// Starts the thread with every signal blocked, once; returns when it runs. Returns false and sets
+// *why when it cannot start. Not signal-safe (pthread_create).
+bool startServiceThread(const char** why);
+
+// From now on no job starts (the profile is being finished); a run under way completes. Safe to
+// call from a signal handler.
+void stopServiceJobs();
+
+// True when called on the collector thread. Safe to call from a signal handler.
+bool onServiceThread();
+
+// The collector thread's kernel thread id (the sampler sends it nothing), 0 when there is none.
+// Safe to call from a signal handler.
+pid_t serviceThreadId();
+
+// In a forked child, where only the forking thread lives: starts the child's own collector thread
+// if the parent had one, with the same jobs due one period from now. Returns false and sets *why
+// when it cannot. Not signal-safe (run from the atfork child handler).
+bool restartServiceThreadInChild(const char** why);
+
+// How many runs of job `id` were skipped for being late.
+uint64_t skippedServiceRuns(int id);
+
+} // namespace ppe

@@ -1,0 +1,68 @@
+#include "ppe/core/live_file.h"
+
+#include <cstring>
+
+namespace ppe {
+
+namespace {
+
+    uint64_t roundUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+    LiveFileProblem checkHeader(const LiveFileHeader& h, uint64_t size)
+    {
+        if (std::memcmp(h.magic, kLiveMagic, sizeof(kLiveMagic)) != 0)
+            return LiveFileProblem::NotLive;
+        if (h.recordSize != sizeof(ProfileRecord))
+            return LiveFileProblem::OtherVersion;
+        if (h.fileSize != size)
+            return LiveFileProblem::Truncated;
+        if (h.recordOffset + sizeof(ProfileRecord) > h.binsOffset || h.binsOffset > h.pcsOffset
+            || h.pcSlotSize != sizeof(PcSlot) || h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize > h.fileSize
+            || h.recordOffset % 8 || h.binsOffset % 8 || h.pcsOffset % 8)
+            return LiveFileProblem::Inconsistent;
+        return LiveFileProblem::None;
+    }
+
+} // namespace
+
+LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageSize)
+{
+    LiveFileLayout l;
+    l.headSize = headSize;
+    l.recordOffset = roundUp(headSize, 64);
+    l.binsOffset = roundUp(l.recordOffset + sizeof(ProfileRecord), pageSize);
+    l.pcsOffset = l.binsOffset + roundUp(binCount * sizeof(uint32_t), 64);
+    l.fileSize = roundUp(l.pcsOffset + sizeof(PcSlot) * uint64_t(kPcTableSlots), pageSize);
+    return l;
+}
+
+void writeLiveHeader(LiveFileHeader& h, const LiveFileLayout& layout)
+{
+    std::memcpy(h.magic, kLiveMagic, sizeof(kLiveMagic));
+    h.headerSize = uint32_t(layout.headSize);
+    h.recordSize = sizeof(ProfileRecord);
+    h.recordOffset = layout.recordOffset;
+    h.binsOffset = layout.binsOffset;
+    h.pcsOffset = layout.pcsOffset;
+    h.pcSlots = kPcTableSlots;
+    h.pcSlotSize = sizeof(PcSlot);
+    h.fileSize = layout.fileSize;
+}
+
+LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* view)
+{
+    if (size < sizeof(LiveFileHeader))
+        return LiveFileProblem::NotLive;
+    std::memcpy(&view->header, bytes, sizeof(LiveFileHeader));
+    const LiveFileHeader& h = view->header;
+    if (const LiveFileProblem problem = checkHeader(h, size); problem != LiveFileProblem::None)
+        return problem;
+    view->record = reinterpret_cast<const ProfileRecord*>(bytes + h.recordOffset);
+    if (h.binsOffset + view->record->layout.count * sizeof(uint32_t) > h.pcsOffset)
+        return LiveFileProblem::BinsOverflow;
+    view->bins = reinterpret_cast<const uint32_t*>(bytes + h.binsOffset);
+    view->pcs = reinterpret_cast<const PcSlot*>(bytes + h.pcsOffset);
+    return LiveFileProblem::None;
+}
+
+} // namespace ppe

@@ -1,0 +1,134 @@
+// The collector thread (service_thread.h): jobs run on it, one at a time, with every signal
+// blocked; a late job skips the runs it missed instead of running them back to back; a signal
+// handler can ask for a job at once. Each test runs in a process of its own (ctest runs every case
+// alone), so each starts the thread itself.
+#include "service_thread.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <csignal>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace ppe {
+namespace {
+
+    pid_t currentTid() { return pid_t(syscall(SYS_gettid)); }
+
+    // The collector thread is one per process, and stopping its jobs is for good.
+#define SKIP_UNLESS_ALONE()                                                                                            \
+    if (serviceThreadId() != 0)                                                                                        \
+    GTEST_SKIP() << "an earlier case of this process started the collector thread: run each case alone (ctest does)"
+
+    // Waits up to 5 s for `done`.
+    template <typename Predicate> bool eventually(Predicate done)
+    {
+        for (int i = 0; i < 500 && !done(); ++i)
+            usleep(10'000);
+        return done();
+    }
+
+    struct Seen {
+        std::atomic<int> runs { 0 };
+        std::atomic<pid_t> tid { 0 };
+        std::atomic<bool> onServiceThread { false };
+        std::atomic<bool> everySignalBlocked { false };
+        std::atomic<int> inFlight { 0 };
+        std::atomic<int> mostInFlight { 0 };
+    };
+    Seen g_seen;
+
+    bool blocksEverySignal()
+    {
+        sigset_t mask;
+        pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+        for (int signal = 1; signal < NSIG; ++signal) {
+            if (signal != SIGKILL && signal != SIGSTOP && signal != 32 && signal != 33 && !sigismember(&mask, signal))
+                return false; // (32 and 33 are glibc's own, never in a user mask)
+        }
+        return true;
+    }
+
+    void observe(uint64_t)
+    {
+        g_seen.tid = currentTid();
+        g_seen.onServiceThread = onServiceThread();
+        g_seen.everySignalBlocked = blocksEverySignal();
+        ++g_seen.runs;
+    }
+
+    TEST(ServiceThread, JobsRunOnItsOwnThreadWithEverySignalBlocked)
+    {
+        SKIP_UNLESS_ALONE();
+        ASSERT_GE(addServiceJob(observe, 20'000'000), 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        ASSERT_TRUE(eventually([] { return g_seen.runs >= 3; }));
+        EXPECT_EQ(g_seen.tid, serviceThreadId());
+        EXPECT_NE(g_seen.tid, currentTid());
+        EXPECT_TRUE(g_seen.onServiceThread);
+        EXPECT_FALSE(onServiceThread());
+        EXPECT_TRUE(g_seen.everySignalBlocked);
+        EXPECT_FALSE(blocksEverySignal()) << "the starter's mask is restored";
+        stopServiceJobs();
+        usleep(50'000);
+        const int runs = g_seen.runs;
+        usleep(100'000);
+        EXPECT_EQ(g_seen.runs, runs) << "no job starts once stopped";
+    }
+
+    void slow(uint64_t)
+    {
+        const int now = ++g_seen.inFlight;
+        g_seen.mostInFlight = std::max(g_seen.mostInFlight.load(), now);
+        usleep(130'000); // more than three periods
+        --g_seen.inFlight;
+        ++g_seen.runs;
+    }
+
+    TEST(ServiceThread, ALateJobSkipsTheRunsItMissedAndNeverOverlaps)
+    {
+        SKIP_UNLESS_ALONE();
+        const int id = addServiceJob(slow, 40'000'000);
+        ASSERT_GE(id, 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        ASSERT_TRUE(eventually([] { return g_seen.runs >= 4; }));
+        EXPECT_EQ(g_seen.mostInFlight, 1);
+        EXPECT_GE(skippedServiceRuns(id), 6u) << "each run of 130 ms misses at least two of 40 ms";
+    }
+
+    int g_requested = -1;
+    void onSignal(int) { requestServiceJob(g_requested); }
+
+    TEST(ServiceThread, ASignalHandlerCanAskForAJobAtOnce)
+    {
+        SKIP_UNLESS_ALONE();
+        g_requested = addServiceJob(observe, 3600'000'000'000);
+        ASSERT_GE(g_requested, 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        usleep(50'000);
+        EXPECT_EQ(g_seen.runs, 0) << "due in an hour";
+        struct sigaction action { };
+        action.sa_handler = onSignal;
+        sigaction(SIGUSR1, &action, nullptr);
+        raise(SIGUSR1);
+        EXPECT_TRUE(eventually([] { return g_seen.runs == 1; }));
+        EXPECT_EQ(g_seen.tid, serviceThreadId());
+    }
+
+    TEST(ServiceThread, TheJobTableIsBounded)
+    {
+        int added = 0;
+        while (added <= kMaxServiceJobs && addServiceJob(observe, 3600'000'000'000) >= 0)
+            ++added;
+        EXPECT_LE(added, kMaxServiceJobs);
+        EXPECT_EQ(addServiceJob(observe, 1'000'000), -1);
+        EXPECT_EQ(addServiceJob(observe, 0), -1) << "a job needs a period";
+    }
+
+} // namespace
+} // namespace ppe
