@@ -139,10 +139,10 @@ Result<std::string> Session::receive(Clock::time_point deadline, bool notificati
                 return keep.error();
             continue;
         }
-        if (m_ackMode) {
-            if (auto sent = write("+"); !sent)
-                return sent.error();
-        }
+        // The reply is whole whether or not its ack can still be sent: a broken connection shows
+        // at the next request.
+        if (m_ackMode)
+            (void)write("+");
         return std::move(event->data);
     }
 }

@@ -85,8 +85,10 @@ namespace {
             return fail(name, 0, "too many nested or included documents");
         m_result.documents.push_back(name);
         auto text = m_fetch(name);
+        if (!text && text.error().file == name)
+            return fail(name, 0, text.error().message);
         if (!text)
-            return fail(name, 0, "cannot read: " + text.error().str());
+            return fail(text.error().file, text.error().line, "reading " + name + ": " + text.error().message);
         auto root = parseXml(*text, name);
         if (!root) {
             m_error = root.error();

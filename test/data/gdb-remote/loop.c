@@ -1,5 +1,7 @@
 /* The program the GDB remote transcripts and live tests run: spends argv[1] milliseconds (default
- * 2000) in work(), then exits with status 42, so a test can tell it ran to completion. */
+ * 2000) in work(), then exits with status 42, so a test can tell it ran to completion; writes
+ * "exit 42" to the file argv[2] first, if given (for a parent that cannot see the status). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -25,5 +27,12 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (elapsed_ms(&start) < ms)
         work(100000);
+    if (argc > 2) {
+        FILE *done = fopen(argv[2], "w");
+        if (done) {
+            fputs("exit 42\n", done);
+            fclose(done);
+        }
+    }
     return 42;
 }
