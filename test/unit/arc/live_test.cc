@@ -220,3 +220,44 @@ TEST_F(Live, QemuArc)
     EXPECT_EQ(result.interruptByte, std::optional<bool>(false)) << "qemu-arc ignores 0x03 while running";
     EXPECT_EQ(exitStatus(qemu), 42);
 }
+
+TEST_F(Live, GdbserverNonStop)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver not found (Debian: gdbserver)";
+    int port = freePort();
+    pid_t server = spawn({ PPE_GDBSERVER, "--once", ":" + std::to_string(port), PPE_LOOP_NATIVE, "2000" });
+    auto session = connectSoon(port);
+    ASSERT_TRUE(session.ok()) << session.error().str();
+    auto features = session->negotiate();
+    ASSERT_TRUE(features.ok()) << features.error().str();
+    ASSERT_TRUE(features->nonStop);
+    // `?` and the description first, as GDB does: gdbserver 13 asserts (tdesc.cc:195,
+    // tdesc_get_features_xml) when target.xml is asked for before `?` has chosen a thread, and
+    // drops the connection.
+    ASSERT_TRUE(session->haltReason().ok());
+    auto tdesc = session->readTargetDescription();
+    ASSERT_TRUE(tdesc.ok()) << tdesc.error().str();
+    ASSERT_TRUE(session->enableNonStop().ok());
+    auto first = session->haltReason();
+    ASSERT_TRUE(first.ok()) << first.error().str();
+    PcReader reader(*session, *tdesc->pc());
+    ASSERT_TRUE(reader.probe().ok());
+    TextRange text = textOf("nm", PPE_LOOP_NATIVE);
+    int inText = 0;
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(session->resume().ok());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ASSERT_TRUE(session->interrupt().ok());
+        auto stop = session->waitForStop(std::chrono::milliseconds(5000));
+        ASSERT_TRUE(stop.ok()) << stop.error().str();
+        auto pc = reader.read();
+        ASSERT_TRUE(pc.ok()) << pc.error().str();
+        inText += text.contains(*pc);
+    }
+    EXPECT_GE(inText, 2);
+    EXPECT_GE(session->stats().notifications, 3u);
+    auto detached = session->detach();
+    EXPECT_TRUE(detached.ok()) << detached.error().str();
+    EXPECT_EQ(exitStatus(server), 0);
+}
