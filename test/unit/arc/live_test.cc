@@ -261,3 +261,39 @@ TEST_F(Live, GdbserverNonStop)
     EXPECT_TRUE(detached.ok()) << detached.error().str();
     EXPECT_EQ(exitStatus(server), 0);
 }
+
+// QEMU's stubs answer `p` only once the description was read (empty before): probe after it.
+static void expectPOnlyAfterDescription(
+    const std::string& qemu, const std::string& sysroot, const std::string& program, unsigned pc)
+{
+    int port = freePort();
+    pid_t server = spawn({ qemu, "-L", sysroot, "-g", std::to_string(port), program, "2000" });
+    auto session = connectSoon(port);
+    ASSERT_TRUE(session.ok()) << session.error().str();
+    ASSERT_TRUE(session->negotiate().ok());
+    ASSERT_TRUE(session->haltReason().ok());
+    auto before = session->readRegister(pc);
+    ASSERT_TRUE(before.ok()) << before.error().str();
+    EXPECT_EQ(*before, "");
+    ASSERT_TRUE(session->readTargetDescription().ok());
+    auto after = session->readRegister(pc);
+    ASSERT_TRUE(after.ok()) << after.error().str();
+    EXPECT_NE(*after, "");
+    EXPECT_TRUE(session->kill().ok());
+    EXPECT_EQ(exitStatus(server), 0) << "QEMU's user-mode stub ends the emulator with exit(0) on `k`";
+}
+
+TEST_F(Live, QemuAarch64AnswersPOnlyAfterTheDescription)
+{
+    if (!executable(PPE_QEMU_AARCH64) || !executable(PPE_LOOP_AARCH64))
+        GTEST_SKIP() << "qemu-aarch64 or aarch64-linux-gnu-gcc not found (Debian: qemu-user gcc-aarch64-linux-gnu)";
+    expectPOnlyAfterDescription(PPE_QEMU_AARCH64, "/usr/aarch64-linux-gnu", PPE_LOOP_AARCH64, 32);
+}
+
+TEST_F(Live, QemuArcAnswersPOnlyAfterTheDescription)
+{
+    std::string qemuArc = std::getenv("QEMU_ARC") ? std::getenv("QEMU_ARC") : PPE_QEMU_ARC;
+    if (!executable(qemuArc) || !executable(PPE_LOOP_ARC))
+        GTEST_SKIP() << "qemu-arc or arc-linux-gnu-gcc-12 not found (../shared/tools/qemu-arc or $QEMU_ARC)";
+    expectPOnlyAfterDescription(qemuArc, "/usr/arc-linux-gnu", PPE_LOOP_ARC, 36);
+}
