@@ -23,4 +23,4 @@ replay listing "$here/corpus/listing" "$data"/listings/*.lis
 replay link_map "$here/corpus/link_map" "$data"/maps/*.map
 replay profile "$here/corpus/profile" "$data"/report/*.ppe
 replay elf "$here/corpus/elf" "$data"/debuginfo/*.elf
-replay gdb_remote "$here/corpus/gdb_remote" "$data"/gdb-remote/*.txt
+replay gdb_remote "$here/corpus/gdb_remote" "$data"/gdb-remote
