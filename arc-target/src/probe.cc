@@ -44,7 +44,7 @@ static Result<StopReply> interrupt(Session& session, const ProbeOptions& options
         if (auto sent = session.interrupt(); !sent)
             return sent.error();
         auto stop = session.waitForStop(known ? std::chrono::milliseconds(5000) : options.interruptWait);
-        if (stop)
+        if (stop && stop->stopped())
             result.interruptByte = true;
         if (stop || known)
             return stop;
@@ -114,8 +114,10 @@ Result<ProbeResult> probeSession(Session& session, const ProbeOptions& options)
         return first.error();
     result.pcs.push_back(*first);
     for (int i = 0; i < options.stops && !result.exit; ++i) {
-        if (auto done = cycle(session, reader, options, result); !done)
+        if (auto done = cycle(session, reader, options, result); !done) {
+            (void)session.detach(); // best effort: never leave the target stopped
             return done.error();
+        }
     }
     if (result.exit)
         return result;

@@ -107,7 +107,7 @@ Status Session::send(std::string_view packet)
 Result<bool> Session::handleBad(const Event& event)
 {
     if (event.kind == EventKind::Oversized)
-        return error("a reply longer than " + std::to_string(m_features.packetSize) + " bytes");
+        return error("a reply longer than " + std::to_string(m_decoder.maxPacket()) + " bytes");
     if (event.kind == EventKind::BadChecksum) {
         if (!m_ackMode)
             return error("a reply with a bad checksum in no-ack mode");

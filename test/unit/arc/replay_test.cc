@@ -216,7 +216,7 @@ TEST(Replay, RefusesAHugeReply)
     script.resize(at + 1);
     auto r = replay("qemu-arc", script);
     ASSERT_FALSE(r.result.ok());
-    EXPECT_EQ(r.result.error().str(), "fake-peer: reading target.xml: a reply longer than 4096 bytes");
+    EXPECT_EQ(r.result.error().str(), "fake-peer: reading target.xml: a reply longer than 8192 bytes");
 }
 
 TEST(Replay, NoWayToReadThePc)

@@ -59,6 +59,7 @@ public:
     bool inFrame() const { return m_state != State::Idle; }
     const DecoderStats& stats() const { return m_stats; }
     void setMaxPacket(std::size_t maxPacket) { m_maxPacket = maxPacket; }
+    std::size_t maxPacket() const { return m_maxPacket; }
 
 private:
     enum class State { Idle, Data, Check1, Check2, Skip, Skip1, Skip2 };
