@@ -1,5 +1,7 @@
 #include "fake_peer.h"
 
+#include "ppe/gdbremote/packet.h"
+
 #include <chrono>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -167,6 +169,29 @@ std::vector<std::uint64_t> reportedPcs(const std::string& name)
 bool reportSays(const std::string& name, const std::string& text)
 {
     return readText(std::string(PPE_GDB_REMOTE_DIR) + "/" + name + ".report").find(text) != std::string::npos;
+}
+
+static std::string payload(const std::string& raw)
+{
+    PacketDecoder decoder;
+    std::vector<Event> events;
+    decoder.feed(raw, events);
+    return events.size() == 1 && events[0].kind == EventKind::Packet ? events[0].data : std::string();
+}
+
+std::map<std::string, std::string> documentsOf(const std::string& transcript)
+{
+    std::map<std::string, std::string> docs;
+    std::string current;
+    for (const auto& line : loadTranscript(transcript)) {
+        std::string data = payload(line.bytes);
+        constexpr std::string_view prefix = "qXfer:features:read:";
+        if (line.direction == '>' && data.rfind(prefix, 0) == 0)
+            current = data.substr(prefix.size(), data.find(':', prefix.size()) - prefix.size());
+        else if (line.direction == '<' && !current.empty() && !data.empty() && (data[0] == 'm' || data[0] == 'l'))
+            docs[current] += data.substr(1);
+    }
+    return docs;
 }
 
 } // namespace ppe::gdbremote::testing

@@ -6,6 +6,7 @@
 #include "ppe/gdbremote/transcript.h"
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -57,5 +58,7 @@ std::vector<TranscriptLine> loadTranscript(const std::string& name);
 // The `pc 0x...` lines of NAME.report (what the capture read).
 std::vector<std::uint64_t> reportedPcs(const std::string& name);
 bool reportSays(const std::string& name, const std::string& text);
+// Every document a transcript fetched with qXfer:features:read, reassembled from its chunks.
+std::map<std::string, std::string> documentsOf(const std::string& transcript);
 
 } // namespace ppe::gdbremote::testing

@@ -3,7 +3,12 @@
 #include "fake_peer.h"
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/packet.h"
+#include "ppe/gdbremote/probe.h"
 #include "ppe/gdbremote/session.h"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -162,4 +167,30 @@ TEST(Session, FeaturesParsed)
     auto q = parseFeatures("PacketSize=1000;qXfer:features:read+;qXfer:auxv:read+;vContSupported+;multiprocess+");
     EXPECT_FALSE(q.noAckMode);
     EXPECT_FALSE(q.nonStop);
+}
+
+TEST(Session, ProbeWithAUserDescription)
+{
+    // A server without qXfer:features:read, described by the user's files (--tdesc FILE): the
+    // ARC documents qemu-arc sent, written to a directory.
+    auto dir = std::filesystem::temp_directory_path() / ("ppe-tdesc-probe-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, text] : documentsOf("qemu-arc"))
+        std::ofstream(dir / name) << text;
+    std::string pc = "5a050100"; // 0x1055a, little-endian
+    FakePeer peer(noAck("PacketSize=1000;multiprocess+")
+        + Script { client("?"), server("T05thread:p2a.2a;"), client("p24"), server(pc), client("g"),
+            server(std::string(144 * 2, '0')), client("p24"), server(pc), client("D;2a"), server("OK") });
+    Session session(peer.client());
+    ProbeOptions options;
+    options.stops = 0;
+    options.tdescFile = (dir / "target.xml").string();
+    auto result = probeSession(session, options);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(result.ok()) << result.error().str();
+    EXPECT_EQ(result->pc.regnum, 36u);
+    EXPECT_EQ(result->pcs, std::vector<std::uint64_t> { 0x1055a });
+    EXPECT_EQ(result->pcProbe.strategy, PcStrategy::RegisterPacket);
+    EXPECT_FALSE(result->pcProbe.allRegisters);
+    EXPECT_EQ(peer.finish(), "");
 }

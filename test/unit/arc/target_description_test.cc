@@ -15,30 +15,6 @@ using namespace ppe::gdbremote::testing;
 
 namespace {
 
-std::string payload(const std::string& raw)
-{
-    PacketDecoder decoder;
-    std::vector<Event> events;
-    decoder.feed(raw, events);
-    return events.size() == 1 && events[0].kind == EventKind::Packet ? events[0].data : std::string();
-}
-
-// Every document a transcript fetched with qXfer:features:read, reassembled from its chunks.
-std::map<std::string, std::string> documentsOf(const std::string& transcript)
-{
-    std::map<std::string, std::string> docs;
-    std::string current;
-    for (const auto& line : loadTranscript(transcript)) {
-        std::string data = payload(line.bytes);
-        constexpr std::string_view prefix = "qXfer:features:read:";
-        if (line.direction == '>' && data.rfind(prefix, 0) == 0)
-            current = data.substr(prefix.size(), data.find(':', prefix.size()) - prefix.size());
-        else if (line.direction == '<' && !current.empty() && !data.empty() && (data[0] == 'm' || data[0] == 'l'))
-            docs[current] += data.substr(1);
-    }
-    return docs;
-}
-
 DocumentFetcher fetcherOf(std::map<std::string, std::string> docs)
 {
     return [docs = std::move(docs)](const std::string& name) -> ppe::Result<std::string> {
