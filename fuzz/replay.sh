@@ -24,3 +24,4 @@ replay link_map "$here/corpus/link_map" "$data/maps"
 replay profile "$here/corpus/profile" "$data/report"
 # ELF: through ppeout's isolated reader (LLVM 14 itself crashes on some of these files).
 PPE_FUZZ_ISOLATE=1 replay elf "$here/corpus/elf" "$data/debuginfo"
+replay gdb_remote "$here/corpus/gdb_remote" "$data/gdb-remote"

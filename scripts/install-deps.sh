@@ -17,6 +17,10 @@ packages=(
   # split debug info of libc and libm under /usr/lib/debug/.build-id: function names in the
   # shared-object table (what a perf or gdb user installs too)
   libc6-dbg
+  # ppe-arc and its tests: real GDB remote servers (gdbserver, qemu-user's -g stub) and the
+  # cross compilers of the programs they run (ARC for ../shared/tools/qemu-arc, aarch64)
+  gdbserver qemu-user gcc-12-arc-linux-gnu binutils-arc-linux-gnu libc6-dev-arc-cross
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()

@@ -1,0 +1,25 @@
+// Hex helpers of the GDB remote serial protocol: register values, console output and numbers
+// travel as hex digits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ppe::gdbremote {
+
+// The value of one hex digit, or -1.
+int hexDigit(char c);
+bool isHex(std::string_view text);
+std::string toHex(std::string_view bytes);
+// Hex digits to bytes; nothing for an odd length or a non-hex digit.
+std::optional<std::string> fromHex(std::string_view hex);
+// A big-endian hex number as written in packets ("1f", "a0b1"); nothing if empty, not hex, or
+// wider than 64 bits.
+std::optional<std::uint64_t> parseHexNumber(std::string_view hex);
+// Register bytes as they travel (target byte order) to a number; nothing beyond 8 bytes.
+std::optional<std::uint64_t> registerValue(std::string_view bytes, bool bigEndian);
+std::string hexNumber(std::uint64_t value);
+
+} // namespace ppe::gdbremote

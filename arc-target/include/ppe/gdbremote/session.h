@@ -1,0 +1,114 @@
+// A GDB remote serial protocol session from the client's side: acknowledgements and retransmits,
+// no-ack mode, qSupported, the target description, registers, running and stopping, detaching.
+// Every wait has a deadline; every failure is a value naming the server and what failed.
+#pragma once
+
+#include "ppe/gdbremote/connection.h"
+#include "ppe/gdbremote/packet.h"
+#include "ppe/gdbremote/stop_reply.h"
+#include "ppe/gdbremote/target_description.h"
+
+#include <deque>
+#include <functional>
+#include <optional>
+
+namespace ppe::gdbremote {
+
+// What qSupported offered (GDB manual, "General Query Packets").
+struct ServerFeatures {
+    std::size_t packetSize = 0; // 0: not stated
+    bool featuresRead = false; // qXfer:features:read+
+    bool noAckMode = false; // QStartNoAckMode+
+    bool vContSupported = false;
+    bool multiprocess = false;
+    bool nonStop = false; // QNonStop+
+    bool librariesRead = false; // qXfer:libraries-svr4:read+ or qXfer:libraries:read+
+    std::string reply; // the qSupported reply as received
+};
+
+ServerFeatures parseFeatures(std::string_view reply);
+
+struct SessionOptions {
+    std::chrono::milliseconds requestTimeout { 3000 };
+    // How long to wait for the `+` of a packet before sending it again (ack mode).
+    std::chrono::milliseconds ackTimeout { 1000 };
+    int maxRetransmits = 5; // sends of one packet, and NAKs of replies, before giving up
+    // Text of `O` console-output packets (already decoded from hex).
+    std::function<void(std::string_view)> console;
+    // Every frame, ack and stray byte, in order: '>' sent, '<' received (for transcripts).
+    std::function<void(char direction, std::string_view raw)> tap;
+};
+
+struct SessionStats {
+    std::size_t naksSent = 0; // bad checksums we asked to be resent
+    std::size_t retransmits = 0; // our packets the server NAKed
+    std::size_t strayAcks = 0;
+    std::size_t unsolicited = 0; // packets that came before the ack of ours (acknowledged, dropped)
+    std::size_t notifications = 0;
+};
+
+class Session {
+public:
+    explicit Session(Connection connection, SessionOptions options = {});
+    static Result<Session> connect(
+        const std::string& hostPort, std::chrono::milliseconds timeout, SessionOptions options = {});
+
+    // qSupported, then QStartNoAckMode when offered (QEMU does not offer it: acks stay on).
+    Result<ServerFeatures> negotiate();
+    // Sends one packet and returns its reply; notifications arriving meanwhile are queued.
+    Result<std::string> request(std::string_view packet);
+    Result<StopReply> haltReason(); // `?`
+    Result<std::string> readRegisters(); // `g`: the reply's hex text ('x' for unavailable bytes)
+    Result<std::string> readRegister(unsigned regnum); // `p N`: hex text, "" if unsupported
+    // `qXfer:features:read:ANNEX:OFFSET,LENGTH` in chunks until an `l` reply.
+    Result<std::string> readFeatureDocument(const std::string& annex);
+    Result<TargetDescription> readTargetDescription(); // target.xml and its includes
+    // Enters non-stop mode (QNonStop:1): resume and interrupt then answer OK, stops come as
+    // `%Stop` notifications drained with vStopped.
+    Status enableNonStop();
+
+    Status resume(); // `vCont;c` where offered, else `c`; the reply comes at the next stop
+    Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
+    // The next stop reply; console output before it goes to the console callback.
+    Result<StopReply> waitForStop(std::chrono::milliseconds timeout);
+    Status detach(); // `D`: the program keeps running
+    Status kill(); // `k`: no reply is required
+
+    const ServerFeatures& features() const { return m_features; }
+    const std::optional<StopReply>& lastStop() const { return m_lastStop; }
+    bool ackMode() const { return m_ackMode; }
+    bool nonStop() const { return m_nonStop; }
+    const SessionStats& stats() const { return m_stats; }
+    const DecoderStats& decoderStats() const { return m_decoder.stats(); }
+    const std::string& peer() const { return m_connection.peer(); }
+
+private:
+    Error error(std::string message) const;
+    Clock::time_point deadline() const { return Clock::now() + m_options.requestTimeout; }
+    Status write(std::string_view raw);
+    Status send(std::string_view packet);
+    Status awaitAck(const std::string& raw, Clock::time_point deadline);
+    Result<Event> nextEvent(Clock::time_point deadline);
+    // The next packet's payload; with `notifications`, a notification's as "%Stop:...".
+    Result<std::string> receive(Clock::time_point deadline, bool notifications = false);
+    Result<std::string> nextStopText(Clock::time_point deadline);
+    Result<bool> handleBad(const Event& event);
+    Status unsolicited(const Event& event);
+    Result<StopReply> drainStopped(StopReply first);
+    bool consoleOutput(const std::string& packet);
+    Result<StopReply> recordStop(Result<StopReply> reply);
+
+    Connection m_connection;
+    SessionOptions m_options;
+    PacketDecoder m_decoder;
+    std::deque<Event> m_events;
+    std::deque<std::string> m_notifications;
+    ServerFeatures m_features;
+    std::optional<StopReply> m_lastStop;
+    SessionStats m_stats;
+    bool m_ackMode = true;
+    bool m_nonStop = false;
+    bool m_useVCont = false;
+};
+
+} // namespace ppe::gdbremote

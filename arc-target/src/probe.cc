@@ -1,0 +1,130 @@
+#include "ppe/gdbremote/probe.h"
+
+#include "ppe/gdbremote/hex.h"
+
+#include <thread>
+
+namespace ppe::gdbremote {
+
+std::string ProbeResult::report() const
+{
+    std::string out = "qSupported: " + features.reply + "\n";
+    out += std::string("no-ack mode: ") + (ackMode ? "no" : "yes") + "\n";
+    out += "architecture: " + description.architecture + ", " + std::to_string(description.registers.size())
+        + " registers in " + std::to_string(description.documents.size()) + " documents\n";
+    out += "pc: " + pc.name + " regnum " + std::to_string(pc.regnum) + ", " + std::to_string(pc.bitsize)
+        + " bits at byte " + std::to_string(pc.offset) + " of g\n";
+    out += pcProbe.str() + "\n";
+    out += "0x03 stops the running target: "
+        + std::string(!interruptByte ? "not tried"
+                : *interruptByte     ? "yes"
+                                     : "no (ignored)")
+        + "\n";
+    for (auto v : pcs)
+        out += "pc 0x" + hexNumber(v) + "\n";
+    if (exit)
+        out += std::string(exit->kind == StopReply::Kind::Exited ? "exited " : "killed by signal ")
+            + std::to_string(exit->code) + "\n";
+    return out;
+}
+
+static Result<TargetDescription> description(Session& session, const ProbeOptions& options)
+{
+    if (!options.tdescFile.empty())
+        return readTargetDescriptionFile(options.tdescFile);
+    return session.readTargetDescription();
+}
+
+// Interrupts the running target: 0x03 first; if that did not stop it within interruptWait, the
+// fallback, from then on directly.
+static Result<StopReply> interrupt(Session& session, const ProbeOptions& options, ProbeResult& result)
+{
+    if (!result.interruptByte || *result.interruptByte) {
+        bool known = result.interruptByte.has_value();
+        if (auto sent = session.interrupt(); !sent)
+            return sent.error();
+        auto stop = session.waitForStop(known ? std::chrono::milliseconds(5000) : options.interruptWait);
+        if (stop && stop->stopped())
+            result.interruptByte = true;
+        if (stop || known)
+            return stop;
+        result.interruptByte = false;
+    }
+    if (!options.fallbackInterrupt)
+        return Error { session.peer(), 0, "the server ignored 0x03 and no other way to stop it was given" };
+    if (auto sent = options.fallbackInterrupt(); !sent)
+        return sent.error();
+    return session.waitForStop(std::chrono::milliseconds(5000));
+}
+
+static Status cycle(Session& session, PcReader& reader, const ProbeOptions& options, ProbeResult& result)
+{
+    if (auto resumed = session.resume(); !resumed)
+        return resumed;
+    std::this_thread::sleep_for(options.runFor);
+    auto stop = interrupt(session, options, result);
+    if (!stop)
+        return stop.error();
+    if (stop->ended()) {
+        result.exit = *stop;
+        return std::monostate {};
+    }
+    auto pc = reader.read();
+    if (!pc)
+        return pc.error();
+    result.pcs.push_back(*pc);
+    return std::monostate {};
+}
+
+static Status start(Session& session, const ProbeOptions& options, ProbeResult& result)
+{
+    auto features = session.negotiate();
+    if (!features)
+        return features.error();
+    result.features = *features;
+    result.ackMode = session.ackMode();
+    auto stop = session.haltReason();
+    if (!stop)
+        return stop.error();
+    result.firstStop = *stop;
+    auto tdesc = description(session, options);
+    if (!tdesc)
+        return tdesc.error();
+    result.description = std::move(*tdesc);
+    const RegisterInfo* pc = result.description.pc();
+    if (!pc)
+        return Error { result.description.documents.front(), 0,
+            "no register named pc, rip or eip (architecture " + result.description.architecture + ")" };
+    result.pc = *pc;
+    return std::monostate {};
+}
+
+Result<ProbeResult> probeSession(Session& session, const ProbeOptions& options)
+{
+    ProbeResult result;
+    if (auto started = start(session, options, result); !started)
+        return started.error();
+    PcReader reader(session, result.pc, options.bigEndian);
+    auto probe = reader.probe();
+    if (!probe)
+        return probe.error();
+    result.pcProbe = *probe;
+    auto first = reader.read();
+    if (!first)
+        return first.error();
+    result.pcs.push_back(*first);
+    for (int i = 0; i < options.stops && !result.exit; ++i) {
+        if (auto done = cycle(session, reader, options, result); !done) {
+            (void)session.detach(); // best effort: never leave the target stopped
+            return done.error();
+        }
+    }
+    if (result.exit)
+        return result;
+    auto end = options.kill ? session.kill() : session.detach();
+    if (!end)
+        return end.error();
+    return result;
+}
+
+} // namespace ppe::gdbremote

@@ -1,0 +1,154 @@
+// Session requests that read documents, run and stop the target, and end the session.
+#include "ppe/gdbremote/hex.h"
+#include "ppe/gdbremote/session.h"
+
+namespace ppe::gdbremote {
+
+constexpr std::size_t kMaxDocument = 1 << 20;
+
+Result<std::string> Session::readFeatureDocument(const std::string& annex)
+{
+    // Leave room for the `m`, the frame and escapes of the reply within the server's PacketSize.
+    std::size_t chunk = m_features.packetSize > 64 ? m_features.packetSize - 32 : 0x400;
+    std::string document;
+    for (;;) {
+        auto reply = request("qXfer:features:read:" + annex + ":" + hexNumber(document.size()) + ","
+            + hexNumber(std::min<std::size_t>(chunk, 0x4000)));
+        if (!reply)
+            return reply.error();
+        if (reply->empty() || (reply->front() != 'm' && reply->front() != 'l'))
+            return error("cannot read " + annex + ": reply '" + reply->substr(0, 20) + "'");
+        document.append(*reply, 1);
+        if (reply->front() == 'l')
+            return document;
+        if (reply->size() == 1 || document.size() > kMaxDocument)
+            return error("cannot read " + annex + ": no end or too long");
+    }
+}
+
+Result<TargetDescription> Session::readTargetDescription()
+{
+    if (!m_features.featuresRead)
+        return error("the server offers no target description (qXfer:features:read): use --tdesc FILE");
+    DocumentFetcher fetch = [this](const std::string& name) { return readFeatureDocument(name); };
+    return gdbremote::readTargetDescription("target.xml", fetch);
+}
+
+Status Session::enableNonStop()
+{
+    auto reply = request("QNonStop:1");
+    if (!reply)
+        return reply.error();
+    if (*reply != "OK")
+        return error("non-stop mode refused: '" + *reply + "'");
+    m_nonStop = true;
+    return std::monostate {};
+}
+
+static Status expectOk(Result<std::string> reply, const Error& context, const char* what)
+{
+    if (!reply)
+        return reply.error();
+    if (*reply != "OK")
+        return Error { context.file, 0, std::string(what) + ": reply '" + reply->substr(0, 40) + "'" };
+    return std::monostate {};
+}
+
+Status Session::resume()
+{
+    const char* packet = m_useVCont || m_nonStop ? "vCont;c" : "c";
+    if (m_nonStop)
+        return expectOk(request(packet), error({}), "cannot resume");
+    return send(packet);
+}
+
+Status Session::interrupt()
+{
+    if (m_nonStop)
+        return expectOk(request("vCont;t"), error({}), "cannot interrupt");
+    return write(std::string(1, kInterruptByte));
+}
+
+bool Session::consoleOutput(const std::string& packet)
+{
+    if (packet.size() < 3 || packet[0] != 'O' || packet == "OK")
+        return false;
+    auto text = fromHex(std::string_view(packet).substr(1));
+    if (!text)
+        return false;
+    if (m_options.console)
+        m_options.console(*text);
+    return true;
+}
+
+// The text of the next stop: a reply packet in all-stop mode, a `%Stop:` notification in
+// non-stop mode (queued ones first).
+Result<std::string> Session::nextStopText(Clock::time_point deadline)
+{
+    for (;;) {
+        if (m_nonStop && !m_notifications.empty()) {
+            std::string note = std::move(m_notifications.front());
+            m_notifications.pop_front();
+            if (note.rfind("Stop:", 0) == 0)
+                return "%" + note;
+            continue;
+        }
+        auto text = receive(deadline, m_nonStop);
+        if (!text || (*text)[0] == '%' || !consoleOutput(*text))
+            return text;
+    }
+}
+
+Result<StopReply> Session::drainStopped(StopReply first)
+{
+    for (int i = 0; i < 1000; ++i) {
+        auto reply = request("vStopped");
+        if (!reply)
+            return reply.error();
+        if (*reply == "OK")
+            return first;
+    }
+    return error("vStopped never answered OK");
+}
+
+Result<StopReply> Session::waitForStop(std::chrono::milliseconds timeout)
+{
+    auto text = nextStopText(Clock::now() + timeout);
+    if (!text)
+        return text.error();
+    bool notification = !text->empty() && (*text)[0] == '%';
+    if (notification && text->rfind("%Stop:", 0) != 0)
+        return error("unexpected notification '" + text->substr(0, 40) + "'");
+    auto reply = parseStopReply(notification ? std::string_view(*text).substr(6) : std::string_view(*text));
+    if (!reply)
+        return error(reply.error().message);
+    if (notification)
+        return recordStop(drainStopped(*reply));
+    return recordStop(std::move(reply));
+}
+
+// The process of a multiprocess thread id "pPID.TID", or "".
+static std::string processOf(const std::string& thread)
+{
+    if (thread.size() < 2 || thread[0] != 'p')
+        return {};
+    return thread.substr(1, thread.find('.') - 1);
+}
+
+Status Session::detach()
+{
+    // With multiprocess on, gdbserver wants `D;PID` (a bare `D` reads as pid 0: E01).
+    std::string pid = m_features.multiprocess && m_lastStop ? processOf(m_lastStop->thread) : std::string();
+    return expectOk(request(pid.empty() ? "D" : "D;" + pid), error({}), "cannot detach");
+}
+
+Status Session::kill()
+{
+    if (auto sent = send("k"); !sent)
+        return sent;
+    // gdbserver answers `X09` with multiprocess, QEMU nothing: read what comes, briefly.
+    (void)receive(Clock::now() + std::chrono::milliseconds(300));
+    return std::monostate {};
+}
+
+} // namespace ppe::gdbremote
