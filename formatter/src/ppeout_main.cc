@@ -103,6 +103,8 @@ po::options_description describe(Options& o)
         "functions listed per shared object");
     add("ignore-build-id", po::bool_switch(&r.ignoreBuildId),
         "format a profile with an executable of another build (the report may be wrong)");
+    add("ignore-map-mismatch", po::bool_switch(&r.ignoreMapMismatch),
+        "format with a map that does not fit the profile (of another program or build; the report may be wrong)");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");

@@ -74,7 +74,7 @@ Result<LinkMap> parseLinkMap(std::string_view text, std::string_view fileName)
     const Result<InputSections> sections = parseDialect(*dialect, lines, fileName);
     if (!sections)
         return sections.error();
-    LinkMap map { *dialect, buildModules(*sections) };
+    LinkMap map { *dialect, buildModules(*sections), *dialect == Dialect::GnuLd ? gnuLdOutputFile(lines) : "" };
     if (map.modules.empty())
         return mapError(fileName, 0, "no code sections found");
     return map;

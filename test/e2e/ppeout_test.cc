@@ -138,6 +138,70 @@ namespace {
         EXPECT_GE(previous, 99.9) << report;
     }
 
+    // A profile of simp, its text with the image renamed to a file that does not exist (so that only
+    // the range and the hits can tell a map's fit).
+    struct SimpProfile {
+        std::string withImage;
+        std::string withoutImage;
+    };
+
+    SimpProfile simpProfile(TempDir& dir)
+    {
+        const RunResult run
+            = runProgram({ kExamples + "/simp", "3000017" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } });
+        EXPECT_EQ(run.status, 0) << run.err;
+        const std::string text = readFile(dir.file("s.ppe"));
+        std::ofstream(dir.file("gone.ppe"), std::ios::binary)
+            << std::regex_replace(text, std::regex("\nimage \"[^\n]*"), "\nimage \"/nonexistent/simp\"");
+        return { dir.file("s.ppe"), dir.file("gone.ppe") };
+    }
+
+    // Issue 18: a map of another program, or of another build of the same program, is refused in one
+    // line naming both files, with no output; --ignore-map-mismatch formats it with a warning.
+    TEST(PpeoutTest, MapOfAnotherProgramOrBuildIsRefused)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        struct Case {
+            std::string map, profile, evidence;
+        };
+        const std::vector<Case> cases = {
+            { kExamples + "/ktest.map", profile.withImage, "code sections do not start and end where functions of" },
+            { std::string(PPE_SIMP_O1) + ".map", profile.withImage,
+                "code sections do not start and end where functions of" },
+            { kExamples + "/ktest.map", profile.withoutImage, "" },
+            { kExamples + "/mathlib.map", profile.withoutImage, "" },
+        };
+        for (const Case& c : cases) {
+            const RunResult r = runProgram({ PPEOUT, c.map, c.profile, dir.file("o.ppl") });
+            EXPECT_EQ(r.status, 1) << c.map << " " << c.profile << "\n" << r.err;
+            EXPECT_EQ(r.err.find("ppeout: error: " + c.map + ": not the map of the program " + c.profile), 0u) << r.err;
+            EXPECT_NE(r.err.find(c.evidence), std::string::npos) << r.err;
+            EXPECT_NE(r.err.find("--ignore-map-mismatch"), std::string::npos) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_FALSE(fileExists(dir.file("o.ppl")));
+        }
+        const RunResult forced
+            = runProgram({ PPEOUT, "--ignore-map-mismatch", kExamples + "/ktest.map", profile.withImage, "-" });
+        EXPECT_EQ(forced.status, 0) << forced.err;
+        EXPECT_NE(forced.err.find("ppeout: warning: " + kExamples + "/ktest.map: not the map of the program"),
+            std::string::npos)
+            << forced.err;
+        EXPECT_NE(forced.out.find("PPE - STATISTIC PRINTOUT"), std::string::npos);
+    }
+
+    // The right map passes the same checks, with and without the image.
+    TEST(PpeoutTest, MapOfTheProfilesBuildIsAccepted)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        for (const std::string& ppe : { profile.withImage, profile.withoutImage }) {
+            const RunResult r = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-" });
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.err.find("not the map"), std::string::npos) << r.err;
+        }
+    }
+
     INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
 
     // Issue 6: a profile recovered from a killed run says so, and up to when.

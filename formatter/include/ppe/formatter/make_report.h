@@ -26,6 +26,7 @@ struct ReportRequest {
     std::vector<std::string> sourceDirs; // where else to look for program text
     std::vector<std::string> debugDirs; // where to look for split debug files before /usr/lib/debug
     bool ignoreBuildId = false; // use an executable of another build than the profile's
+    bool ignoreMapMismatch = false; // format with a map that does not fit the profile (map_check.h), warning
     bool verbose = false; // notes on which listing went where and what DWARF was used
 };
 
