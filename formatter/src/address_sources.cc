@@ -3,6 +3,7 @@
 #include "paths.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
@@ -172,6 +173,55 @@ std::string moduleKey(std::string_view name)
     return std::string(name);
 }
 
+bool isCompilerTemporary(std::string_view objectName)
+{
+    // gcc's driver names the object of `cc -o prog file.c` after mkstemps: ccXXXXXX.o in TMPDIR.
+    const std::string_view base = baseName(objectName);
+    if (base.size() != 10 || !base.starts_with("cc") || !base.ends_with(".o"))
+        return false;
+    return std::all_of(base.begin() + 2, base.end() - 2, [](char c) { return std::isalnum((unsigned char)c); });
+}
+
+namespace {
+
+    PlacedListing placeAt(const listparse::Listing& listing, const std::string& listingPath,
+        const mapparse::LinkMap& map, size_t u, const std::vector<SectionPair>& pairs)
+    {
+        PlacedListing placed { u, placeRanges(listing, listingPath, pairs), {}, false };
+        for (const auto& entry : listing.sectionSizes) {
+            const std::string& section = entry.first;
+            const bool placedSection
+                = std::any_of(pairs.begin(), pairs.end(), [&](const SectionPair& p) { return p.listed == section; });
+            if (entry.second > 0 && !placedSection)
+                placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
+                                                   "it out",
+                    listingPath, section, entry.second, map.modules[u].name));
+        }
+        return placed;
+    }
+
+    // The one compiler temporary object (`cc -o prog file.c` links /tmp/ccXXXXXX.o) whose code
+    // sections have the sizes the listing shows, or nullopt when none or several fit.
+    std::optional<PlacedListing> placeAtTemporary(
+        const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
+    {
+        std::optional<PlacedListing> found;
+        for (size_t u = 0; u < map.modules.size(); ++u) {
+            if (!isCompilerTemporary(map.modules[u].path))
+                continue;
+            auto pairs = pairSections(listing, listingPath, map.modules[u]);
+            if (!pairs)
+                continue;
+            if (found)
+                return std::nullopt; // two temporaries fit: the sizes cannot tell them apart
+            found = placeAt(listing, listingPath, map, u, *pairs);
+            found->temporary = true;
+        }
+        return found;
+    }
+
+} // namespace
+
 Result<PlacedListing> placeListing(
     const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
 {
@@ -188,20 +238,12 @@ Result<PlacedListing> placeListing(
                 mismatch = pairs.error();
             continue;
         }
-        PlacedListing placed { u, placeRanges(listing, listingPath, *pairs), {} };
-        for (const auto& entry : listing.sectionSizes) {
-            const std::string& section = entry.first;
-            const bool placedSection
-                = std::any_of(pairs->begin(), pairs->end(), [&](const SectionPair& p) { return p.listed == section; });
-            if (entry.second > 0 && !placedSection)
-                placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
-                                                   "it out",
-                    listingPath, section, entry.second, map.modules[u].name));
-        }
-        return placed;
+        return placeAt(listing, listingPath, map, u, *pairs);
     }
     if (mismatch)
         return *mismatch;
+    if (std::optional<PlacedListing> placed = placeAtTemporary(listing, listingPath, map))
+        return std::move(*placed);
     return Error { listingPath, 0,
         fmt::format("no compilation unit of the map is named like {} (an object {}.o or {}.o), ignored",
             listing.primarySource.empty() ? byListing : listing.primarySource, bySource.empty() ? byListing : bySource,

@@ -213,5 +213,61 @@ namespace {
         }
     }
 
+    // The shell commands of README.md's Usage block, each as written (continuation lines joined,
+    // the comment after `#` left out), the ones that start with one of `starts`.
+    std::vector<std::string> readmeCommands(const std::vector<std::string>& starts)
+    {
+        std::istringstream readme(readFile(kSources + "/../README.md"));
+        std::string line, command;
+        std::vector<std::string> commands;
+        bool inUsage = false;
+        while (std::getline(readme, line)) {
+            inUsage = (inUsage && line != "## Settings" && !line.starts_with("## ")) || line == "## Usage";
+            if (!inUsage || (command.empty() && !line.starts_with("$ ")))
+                continue;
+            command += command.empty() ? line.substr(2) : line;
+            if (command.ends_with("\\")) {
+                command.pop_back();
+                continue;
+            }
+            command = command.substr(0, command.find(" #"));
+            for (const std::string& start : starts) {
+                if (command.starts_with(start))
+                    commands.push_back(command);
+            }
+            command.clear();
+        }
+        return commands;
+    }
+
+    // Issue 18: the README's own usage (`cc -o simp examples/simp.c ... -Wa,-adhln=simp.lis`) links
+    // the compiler's temporary object /tmp/ccXXXXXX.o, not simp.o; the listing is matched to it by
+    // its source and its section sizes, and the report has its program text.
+    TEST(ListingReport, TheReadmeUsageGetsItsProgramText)
+    {
+        const std::vector<std::string> commands
+            = readmeCommands({ "cc ", "PPE_ON=1 ./simp", "ppeout simp.map simp.ppe simp.ppl simp.lis" });
+        ASSERT_EQ(commands.size(), 3u) << "README.md's Usage block changed";
+        TempDir dir;
+        std::filesystem::create_directory(dir.file("examples"));
+        std::filesystem::copy_file(kSources + "/simp.c", dir.file("examples/simp.c"));
+        const std::string libraries = std::filesystem::path(PPE_LIBRARY).parent_path().string();
+        const std::string tools = std::filesystem::path(PPEOUT).parent_path().string();
+        const std::vector<EnvChange> env = { { "LIBRARY_PATH", libraries }, { "LD_LIBRARY_PATH", libraries },
+            { "PATH", tools + ":" + std::getenv("PATH") } };
+        RunResult last;
+        for (const std::string& command : commands) {
+            last = runProgram({ "/bin/sh", "-c", command }, env, dir.path());
+            ASSERT_EQ(last.status, 0) << command << "\n" << last.err;
+        }
+        EXPECT_EQ(last.err.find("warning"), std::string::npos) << last.err;
+        const std::string report = readFile(dir.file("simp.ppl"));
+        const std::vector<ModuleText> text = programText(report);
+        ASSERT_EQ(text.size(), 1u) << report;
+        EXPECT_EQ(text[0].origin, "listing simp.lis") << report;
+        EXPECT_EQ(text[0].name.find("simp.c (cc"), 0u) << "named after its source: " << text[0].name;
+        EXPECT_NE(busiest(text[0].rows).text.find("num % cnt"), std::string::npos) << report;
+    }
+
 } // namespace
 } // namespace ppe::testing

@@ -31,10 +31,16 @@ struct PlacedListing {
     size_t unit = 0; // index into map.modules
     LineTable table; // text: the lines the listing carries
     std::vector<std::string> notes; // listing sections the linker left out (discarded COMDAT, gc)
+    bool temporary = false; // the unit is a compiler temporary (isCompilerTemporary), matched by sizes
 };
 
+// True for the object gcc's driver makes when it compiles and links in one command
+// (`cc -o prog file.c`: /tmp/ccXXXXXX.o), which the map names instead of the source.
+bool isCompilerTemporary(std::string_view objectName);
+
 // Finds the compilation unit of `map` a listing was made for (by name, then PPE's rule: every
-// code section of the unit must have the size the listing shows) and places the listing's code
+// code section of the unit must have the size the listing shows; when no unit has the name, the
+// one compiler temporary object whose sections have the listing's sizes) and places the listing's code
 // ranges at the addresses the map gives those sections. The error says why no unit fits.
 Result<PlacedListing> placeListing(
     const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map);
