@@ -143,13 +143,33 @@ namespace {
         return span;
     }
 
-    // A function module's text starts after the last line of the function before it in the same
-    // file, so that its heading and comments come with it (PPE's /SEPARATE modules).
+    // A function's text starts after the function before it in its file (its heading and comments
+    // come with it) unless that is more than kMaxHeadingLines above its entry line (the function
+    // before it is in another module, or none is known): then kHeadingLines above the entry.
+    constexpr int kMaxHeadingLines = 12;
+    constexpr int kHeadingLines = 3;
+
+    // The line of the table's own file (file 0) that a function's entry (its lowest address) comes
+    // from: its opening line, where the compiler puts the prologue. 0 when unknown.
+    int entryLine(const CodeModule& module, const LineTable& table)
+    {
+        std::vector<std::pair<int, int>> places;
+        const std::vector<Piece> pieces = linePieces(module, table, places);
+        const auto entry = std::min_element(
+            pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.range.start < b.range.start; });
+        if (entry == pieces.end() || places[entry->owner].first != 0)
+            return 0;
+        return places[entry->owner].second;
+    }
+
+    // Where a function module's text starts (PPE's /SEPARATE modules); code of the file inlined
+    // from further up is listed apart.
     int firstLineOfFunction(const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables, size_t m)
     {
         const CodeModule& module = modules[m];
         const LineTable& table = tables[module.lineTable];
-        const int first = ownSpan(module, table).first;
+        const int entry = entryLine(module, table);
+        const int first = entry ? entry : ownSpan(module, table).first;
         int after = 0;
         for (size_t o = 0; o < modules.size(); ++o) {
             if (o == m || modules[o].lineTable != module.lineTable)
@@ -158,6 +178,8 @@ namespace {
             if (last < first)
                 after = std::max(after, last);
         }
+        if (first - (after + 1) > kMaxHeadingLines)
+            return std::max(1, first - kHeadingLines);
         return after + 1;
     }
 
@@ -205,7 +227,7 @@ namespace {
         if (!own.empty()) {
             last = own.rbegin()->first;
             if (!module.wholeFile)
-                first = std::max(1, std::min(firstLine, own.begin()->first));
+                first = firstLine;
         }
         if (module.wholeFile && !table.text.empty())
             last = std::max(last, int(table.text[0].size()));
@@ -222,17 +244,15 @@ namespace {
     }
 
     // Other files: the lines that took hits, under their own name, with the functions their code
-    // is inlined into.
+    // is inlined into; and the own file's lines above `ownFrom` (code inlined from further up).
     void addOtherFiles(ModuleLines& out, const LineTable& table, const FileHits& byFile,
-        const std::map<std::pair<int, int>, std::set<int>>& inlinedInto, RowMaker& rows)
+        const std::map<std::pair<int, int>, std::set<int>>& inlinedInto, int ownFrom, RowMaker& rows)
     {
         for (const auto& [f, lines] : byFile) {
-            if (f == 0)
-                continue;
             FileLines file = fileLines(table, f, false);
             std::set<int> callers;
             for (const auto& [line, cell] : lines) {
-                if (cell.first <= 0)
+                if (cell.first <= 0 || (f == 0 && line >= ownFrom))
                     continue;
                 rows.add(file, f, line, cell.first, true);
                 if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
@@ -270,7 +290,7 @@ namespace {
         out.withoutLine = std::max(0.0, row.hits - lined);
         RowMaker rows(table, row.hits);
         addOwnFile(out, module, table, byFile, firstLine, rows);
-        addOtherFiles(out, table, byFile, inlinedInto, rows);
+        addOtherFiles(out, table, byFile, inlinedInto, module.wholeFile ? 1 : firstLine, rows);
         return out;
     }
 

@@ -269,5 +269,71 @@ namespace {
         EXPECT_NE(busiest(text[0].rows).text.find("num % cnt"), std::string::npos) << report;
     }
 
+    // A profile of one of the C++ template programs, formatted with its map and listing.
+    struct CxxReport {
+        RunResult out;
+        std::vector<Row> rows;
+    };
+
+    CxxReport cxxReport(TempDir& dir, const std::string& variant)
+    {
+        const std::string program = std::string(PPE_CXX_TEMPLATES) + "_" + variant;
+        const RunResult run
+            = runProgram({ PPE_LAUNCHER, "-o", dir.file("t.ppe"), "--mode", "cpu", program, "100000000" });
+        EXPECT_EQ(run.status, 0) << run.err;
+        const RunResult out = runProgram(
+            { PPEOUT, program + ".map", dir.file("t.ppe"), "-", program + ".lis", "--line-threshold", "5" });
+        EXPECT_EQ(out.status, 0) << out.err;
+        EXPECT_EQ(out.err.find("warning"), std::string::npos) << out.err;
+        return { out, moduleRows(out.out) };
+    }
+
+    // Issue 25: without -ffunction-sections the COMDAT sections of templates (.text._ZN...) belong
+    // to their unit's module, and the listing, whose _Rb_tree section names gas cut alike, is used.
+    TEST(CxxMapMode, TemplatesBelongToTheirUnitAndTheListingIsUsed)
+    {
+        TempDir dir;
+        const CxxReport r = cxxReport(dir, "plain");
+        ASSERT_FALSE(r.rows.empty()) << r.out.out;
+        EXPECT_EQ(r.rows[0].name, "cxx_templates.cc.o") << r.out.out;
+        EXPECT_GT(r.rows[0].percent, 95.0) << r.out.out;
+        for (const Row& row : r.rows)
+            EXPECT_FALSE(row.name.starts_with("_Z")) << row.name;
+        const std::vector<ModuleText> text = programText(r.out.out);
+        ASSERT_FALSE(text.empty()) << r.out.out;
+        EXPECT_EQ(text[0].origin.rfind("listing ", 0), 0u) << text[0].origin;
+        const int loop = lineOf(kSources + "/../test/e2e/cxx_templates.cc", "for (int i = 0; i < params->rounds");
+        EXPECT_GE(busiest(text[0].rows).line, loop) << "the template's loop is the busiest code";
+        EXPECT_LE(busiest(text[0].rows).line, loop + 5) << "the template's loop is the busiest code";
+    }
+
+    // With -ffunction-sections the function modules are demangled, the listing is placed, and each
+    // function's program text is its own lines with a few lines of heading, not its file from line 1.
+    TEST(CxxMapMode, FunctionModulesAreDemangledWithTheirOwnLines)
+    {
+        TempDir dir;
+        const CxxReport r = cxxReport(dir, "ffs");
+        ASSERT_GE(r.rows.size(), 3u) << r.out.out;
+        const std::string loop = "very_long_namespace_name_for_regular_expressions::"
+                                 "DeterministicFiniteAutomatonWithAVeryLongName<";
+        for (size_t i = 0; i < 3; ++i)
+            EXPECT_EQ(r.rows[i].name.find(loop), 0u) << r.rows[i].name;
+        for (const Row& row : r.rows)
+            EXPECT_FALSE(row.name.starts_with("_Z")) << row.name;
+        const std::string source = kSources + "/../test/e2e/cxx_templates.cc";
+        const int opening = lineOf(source, "inlinedSearchLoopWithAVeryLongNameIndeed(SearchParameters");
+        const int closing = lineOf(source, "        return x;", opening) + 1;
+        const std::vector<ModuleText> text = programText(r.out.out);
+        ASSERT_GE(text.size(), 3u) << r.out.out;
+        for (size_t i = 0; i < 3; ++i) {
+            EXPECT_EQ(text[i].origin.rfind("listing ", 0), 0u) << text[i].origin;
+            ASSERT_FALSE(text[i].rows.empty()) << text[i].name;
+            EXPECT_GE(text[i].rows.front().line, opening - 3) << text[i].name;
+            EXPECT_LE(text[i].rows.front().line, opening) << text[i].name;
+            EXPECT_EQ(text[i].rows.back().line, closing) << text[i].name;
+            EXPECT_EQ(text[i].files.size(), 1u) << text[i].name << ": its file once";
+        }
+    }
+
 } // namespace
 } // namespace ppe::testing

@@ -74,19 +74,34 @@ namespace {
     {
         mapparse::LinkMap map;
         map.modules.push_back(mapparse::Module { "k.o", "k.o",
-            { { ".text", ".text", 0x1000, 0x10 }, { ".text.a_", ".text", 0x1010, 0x20 },
-                { ".text.unlikely.a_", ".text", 0x1100, 0x8 }, { ".text.b_", ".text", 0x1030, 0x30 } } });
+            { { ".text.a_", ".text", 0x1010, 0x20 }, { ".text.unlikely.a_", ".text", 0x1100, 0x8 },
+                { ".text._ZN2ns3fooIiEEvv", ".text", 0x1030, 0x30 } } });
         std::vector<size_t> origin;
         const std::vector<CodeModule> modules = modulesFromMap(map, origin);
-        ASSERT_EQ(modules.size(), 3u);
-        EXPECT_EQ(modules[0].name, "k.o");
-        EXPECT_TRUE(modules[0].wholeFile);
+        ASSERT_EQ(modules.size(), 2u);
+        EXPECT_EQ(modules[0].name, "void ns::foo<int>()") << "demangled, as c++filt shows it";
         EXPECT_EQ(modules[1].name, "a_");
         EXPECT_FALSE(modules[1].wholeFile);
         ASSERT_EQ(modules[1].ranges.size(), 2u) << "a_ and its cold part";
         EXPECT_EQ(modules[1].size(), 0x28u);
-        EXPECT_EQ(modules[2].name, "b_");
-        EXPECT_EQ(origin, (std::vector<size_t> { 0, 0, 0 }));
+        EXPECT_EQ(origin, (std::vector<size_t> { 0, 0 }));
+    }
+
+    // Issue 25: without -ffunction-sections a C++ unit has code in .text (or .text.startup) and its
+    // templates and inline functions in COMDAT sections .text._Z...: all of it is the unit's.
+    TEST(ModulesFromMap, ComdatSectionsBelongToTheirUnit)
+    {
+        mapparse::LinkMap map;
+        map.modules.push_back(mapparse::Module { "dfa.o", "libre2.a(dfa.o)",
+            { { ".text", ".text", 0x1000, 0x10 },
+                { ".text._ZN3re23DFA17InlinedSearchLoopILb0EEEbv", ".text", 0x1010, 0x20 },
+                { ".text.startup", ".text", 0x1030, 0x30 } } });
+        std::vector<size_t> origin;
+        const std::vector<CodeModule> modules = modulesFromMap(map, origin);
+        ASSERT_EQ(modules.size(), 1u);
+        EXPECT_EQ(modules[0].name, "dfa.o");
+        EXPECT_TRUE(modules[0].wholeFile);
+        EXPECT_EQ(modules[0].size(), 0x60u);
     }
 
     TEST(PlaceListing, RealListingAtTheMapsAddresses)

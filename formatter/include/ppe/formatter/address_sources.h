@@ -15,8 +15,13 @@ namespace ppe::formatter {
 
 // The modules of a map: its compilation units, and with -ffunction-sections each function a
 // module of its own (the Linux counterpart of Fortran /SEPARATE on VMS), its cold and hot parts
-// included. origin[i] is the index of modules[i]'s compilation unit in map.modules.
+// included, named demangled. A unit with code outside function sections (.text, .text.startup:
+// built without -ffunction-sections) keeps its C++ COMDAT sections (.text._Z...: templates, inline
+// functions). origin[i] is the index of modules[i]'s compilation unit in map.modules.
 std::vector<CodeModule> modulesFromMap(const mapparse::LinkMap& map, std::vector<size_t>& origin);
+
+// A C++ symbol as the GNU tools show it (abi::__cxa_demangle); other names as they are.
+std::string demangledName(const std::string& symbol);
 
 // The function a -ffunction-sections input section holds (".text.gram_", ".text.unlikely.foo"
 // -> "gram_", "foo"), or "" for a compilation unit's shared sections (".text", ".text.startup").
