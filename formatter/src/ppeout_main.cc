@@ -141,6 +141,13 @@ void takeArguments(Options& o)
     o.output = r.output = args[named - 1];
     r.listings.assign(args.begin() + long(named), args.end());
     r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
+    if (withMap && r.by == pf::ModuleKind::Function) {
+        fail(fmt::format(
+            "--by function: with a map the modules are its compilation units (or its functions when built "
+            "with -ffunction-sections); for functions from DWARF and symbols leave the map out: ppeout --by "
+            "function {} OUTPUT",
+            r.profiles.front()));
+    }
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!withMap && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))

@@ -202,6 +202,24 @@ namespace {
         }
     }
 
+    // Issue 18: --by function with a map was silently ignored; it is refused in words, naming what
+    // to do instead.
+    TEST(PpeoutTest, ByFunctionWithAMapIsRefusedInWords)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        const RunResult r
+            = runProgram({ PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withImage, dir.file("o.ppl") });
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.err.find("ppeout: error: --by function: with a map the modules are its compilation units"), 0u)
+            << r.err;
+        EXPECT_NE(r.err.find("ppeout --by function " + profile.withImage + " OUTPUT"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fileExists(dir.file("o.ppl")));
+        const RunResult noMap = runProgram({ PPEOUT, "--by", "function", profile.withImage, "-" });
+        EXPECT_EQ(noMap.status, 0) << noMap.err;
+    }
+
     INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
 
     // Issue 6: a profile recovered from a killed run says so, and up to when.
