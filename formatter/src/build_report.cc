@@ -18,6 +18,15 @@ double binomialErrorPercent(double hits, double n)
     return 100.0 * std::sqrt(p * (1.0 - p) / n);
 }
 
+double splitErrorPercent(double hits, double splitHits, double n)
+{
+    if (n <= 0)
+        return 0;
+    const double binomial = binomialErrorPercent(hits, n);
+    const double split = 100.0 * splitHits / n / std::sqrt(12.0);
+    return std::sqrt(binomial * binomial + split * split);
+}
+
 Share shareOf(double hits, double n)
 {
     if (n <= 0)
@@ -46,17 +55,18 @@ namespace {
     }
 
     // Spreads one bin over the pieces (sorted, non-overlapping) it overlaps, in proportion to the
-    // bytes each owns; returns the part no piece owns.
-    double attributeBin(
-        const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits, bool& split)
+    // bytes each owns; returns the part no piece owns. With `splitHits`, the shares of a bin that
+    // several owners took are added to theirs there too.
+    double attributeBin(const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits,
+        bool& split, std::vector<double>* splitHits = nullptr)
     {
         const uint64_t end = bin.address + width;
         auto first = std::upper_bound(pieces.begin(), pieces.end(), bin.address,
             [](uint64_t address, const Piece& p) { return address < p.range.start; });
         if (first != pieces.begin())
             --first;
+        std::vector<std::pair<size_t, double>> shares;
         double owned = 0;
-        size_t owners = 0;
         for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
             const uint64_t lo = std::max(bin.address, p->range.start);
             const uint64_t hi = std::min(end, p->range.end);
@@ -65,22 +75,30 @@ namespace {
             const double share = double(bin.count) * double(hi - lo) / double(width);
             hits[p->owner] += share;
             owned += share;
-            ++owners;
+            shares.emplace_back(p->owner, share);
         }
-        split |= owners > 1;
+        const bool several
+            = std::any_of(shares.begin(), shares.end(), [&](const auto& s) { return s.first != shares.front().first; });
+        split |= several;
+        if (several && splitHits) {
+            for (const auto& [owner, share] : shares)
+                (*splitHits)[owner] += share;
+        }
         return double(bin.count) - owned;
     }
 
-    std::vector<ModuleRow> rankModules(
-        const std::vector<CodeModule>& modules, const std::vector<double>& hits, double n)
+    std::vector<ModuleRow> rankModules(const std::vector<CodeModule>& modules, const std::vector<double>& hits,
+        const std::vector<double>& splitHits, double n, double all)
     {
         std::vector<ModuleRow> rows;
         for (size_t m = 0; m < modules.size(); ++m) {
             if (hits[m] <= 0)
                 continue;
             const Share share = shareOf(hits[m], n);
-            rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, share.error, 0,
-                modules[m].address(), modules[m].size() });
+            const double error = splitHits[m] > 0 ? splitErrorPercent(hits[m], splitHits[m], n) : share.error;
+            rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, error, 0, modules[m].address(),
+                modules[m].size(), all > 0 ? 100.0 * hits[m] / all : 0, splitHits[m],
+                std::max<size_t>(1, modules[m].ranges.size()) });
         }
         std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
             return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;
@@ -399,14 +417,15 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
 {
     Report report;
     const std::vector<Piece> pieces = piecesByAddress(modules);
-    std::vector<double> hits(modules.size(), 0.0);
+    std::vector<double> hits(modules.size(), 0.0), splitHits(modules.size(), 0.0);
     double unattributed = 0;
     for (const Bin& bin : profile.bins)
-        unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins);
+        unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins, &splitHits);
     const double n = double(profile.inRange());
     report.unattributed = shareOf(unattributed, n);
     if (n > 0)
-        report.modules = rankModules(modules, hits, n);
+        report.modules = rankModules(modules, hits, splitHits, n, double(profile.total));
+    report.cpuTime = profile.mode == SampleMode::Cpu;
     if (unattributed > 0.5) {
         report.warnings.push_back(fmt::format("{:.0f} of {:.0f} in-range hits ({:.2f}%) fell where no module's code is "
                                               "(padding between sections, PLT, start-up code or skid)",

@@ -61,24 +61,48 @@ namespace {
             t.cpuSeconds, t.userPercent, t.systemPercent, t.otherPercent);
     }
 
+    // The marks after a row's error and address: split hits, several ranges.
+    std::string splitMark(const ModuleRow& row) { return row.splitHits > 0 ? "*" : " "; }
+    std::string rangesMark(const ModuleRow& row) { return row.ranges > 1 ? "+" : " "; }
+
+    void tableNotes(std::string& out, const Report& r)
+    {
+        double split = 0;
+        bool ranges = false;
+        for (const ModuleRow& row : r.modules) {
+            split += row.splitHits;
+            ranges |= row.ranges > 1;
+        }
+        if (split > 0)
+            out += fmt::format("   * {:.0f} hits of these rows came from bins split between modules by bytes: their "
+                               "error includes that uncertainty\n",
+                split);
+        if (ranges)
+            out += "   + code in several address ranges (others' code lies between): Address is the lowest, Size "
+                   "their sum\n";
+    }
+
     void moduleTable(std::string& out, const Report& r)
     {
-        out += "\nPPE - STATISTIC PRINTOUT IN DECREASING CPU TIME.\n\n";
+        out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
         size_t width = 11;
         for (const ModuleRow& row : r.modules)
             width = std::max(width, row.name.size());
-        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width,
-            "Time %", "error", "Acc %", "Hits", "Address", "Size");
+        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}   {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
+            "Module name", width, "Time %", "error", "All %", "Acc %", "Hits", "Address", "Size");
         size_t rank = 0;
         for (const ModuleRow& row : r.modules) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
-                row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
+            out += fmt::format(
+                "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
+                row.name, width, row.percent, row.error, splitMark(row), row.percentOfAll, row.accumulated, row.hits,
+                row.address, rangesMark(row), row.size);
         }
         const Share& none = r.unattributed;
         if (none.hits > 0.5) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
-                none.percent, none.error, "", none.hits);
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}   {:>6}  {:>6}  {:>10.0f}\n", "", "(no module)",
+                width, none.percent, none.error, "", "", none.hits);
         }
+        tableNotes(out, r);
     }
 
     // Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
