@@ -283,10 +283,12 @@ Result<PlacedListing> placeListing(
         return *mismatch;
     if (std::optional<PlacedListing> placed = placeAtTemporary(listing, listingPath, map))
         return std::move(*placed);
+    const std::string source = listing.primarySource.empty() ? byListing : listing.primarySource;
+    const std::string key = bySource.empty() ? byListing : bySource;
     return Error { listingPath, 0,
-        fmt::format("no compilation unit of the map is named like {} (an object {}.o or {}.o), ignored",
-            listing.primarySource.empty() ? byListing : listing.primarySource, bySource.empty() ? byListing : bySource,
-            listing.primarySource.empty() ? byListing : listing.primarySource) };
+        fmt::format("{} is not linked into this program: no object of the map is named like it ({}.o, {}.o; an "
+                    "archive member that nothing referred to?), ignored",
+            source, key, source) };
 }
 
 } // namespace ppe::formatter

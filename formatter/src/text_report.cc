@@ -61,6 +61,20 @@ namespace {
             t.cpuSeconds, t.userPercent, t.systemPercent, t.otherPercent);
     }
 
+    // Names wider than this are shortened in the middle in the tables, so that the numbers stay
+    // aligned and lines stay under 160 characters (C++ names run to hundreds).
+    constexpr size_t kMaxNameWidth = 60;
+
+    // `name` in at most `width` characters: its beginning and end around "...".
+    std::string fitName(const std::string& name, size_t width)
+    {
+        if (name.size() <= width)
+            return name;
+        const size_t tail = (width - 3) / 2;
+        const size_t head = width - 3 - tail;
+        return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+    }
+
     // The marks after a row's error and address: split hits, several ranges.
     std::string splitMark(const ModuleRow& row) { return row.splitHits > 0 ? "*" : " "; }
     std::string rangesMark(const ModuleRow& row) { return row.ranges > 1 ? "+" : " "; }
@@ -87,15 +101,15 @@ namespace {
         out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
         size_t width = 11;
         for (const ModuleRow& row : r.modules)
-            width = std::max(width, row.name.size());
+            width = std::max(width, std::min(row.name.size(), kMaxNameWidth));
         out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}   {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
             "Module name", width, "Time %", "error", "All %", "Acc %", "Hits", "Address", "Size");
         size_t rank = 0;
         for (const ModuleRow& row : r.modules) {
             out += fmt::format(
                 "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
-                row.name, width, row.percent, row.error, splitMark(row), row.percentOfAll, row.accumulated, row.hits,
-                row.address, rangesMark(row), row.size);
+                fitName(row.name, width), width, row.percent, row.error, splitMark(row), row.percentOfAll,
+                row.accumulated, row.hits, row.address, rangesMark(row), row.size);
         }
         const Share& none = r.unattributed;
         if (none.hits > 0.5) {
@@ -117,16 +131,17 @@ namespace {
             for (const FunctionRow& f : o.functions)
                 width = std::max(width, f.name.size() + 2);
         }
-        width = std::min<size_t>(width, 60);
+        width = std::min<size_t>(width, kMaxNameWidth);
         out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %",
             "error", "Hits", "Path");
         size_t rank = 0;
         for (const ObjectRow& o : r.objects) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, o.name, width,
-                o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank,
+                fitName(o.name, width), width, o.percent, o.error, o.hits, o.path,
+                o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
             for (const FunctionRow& f : o.functions) {
-                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2,
-                    f.percent, f.error, f.hits);
+                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "",
+                    fitName(f.name, width - 2), width - 2, f.percent, f.error, f.hits);
             }
             if (o.moreFunctions)
                 out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);

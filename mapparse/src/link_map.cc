@@ -5,6 +5,8 @@
 #include "modules.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -84,7 +86,7 @@ Result<LinkMap> readLinkMap(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return mapError(path, 0, "cannot open linker map");
+        return mapError(path, 0, std::string("cannot open linker map: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad())

@@ -82,7 +82,8 @@ namespace {
             { { map, map, dir.file("o.ppl") }, "the order is MAP_FILE PPE_FILE OUTPUT" },
             { { map, "/nonexistent.ppe", dir.file("o.ppl") }, "/nonexistent.ppe: cannot open for reading" },
             { { map, kExamples + "/simp", dir.file("o.ppl") }, "binary data" },
-            { { map }, "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT" },
+            { { map },
+                "simp.map: not a ppe profile; expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT]" },
             { { map, dir.file("s.ppe") }, "s.ppe: a ppe profile, not an output file name" },
             { { map, dir.file("o.ppl") }, "not a ppe profile" },
             { { map, dir.file("s.ppe"), dir.file("s.ppe") }, "the output would replace an input" },
@@ -218,6 +219,29 @@ namespace {
         EXPECT_FALSE(fileExists(dir.file("o.ppl")));
         const RunResult noMap = runProgram({ PPEOUT, "--by", "function", profile.withImage, "-" });
         EXPECT_EQ(noMap.status, 0) << noMap.err;
+    }
+
+    // Issues 18 and 25, the smaller ones: PPE_FILE alone goes to standard output; `ppeout s.c -`
+    // names s.c even where a file named "-" is a profile; a map that cannot be opened says why.
+    TEST(PpeoutTest, SmallerArgumentMistakesSayWhatIsWrong)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        const RunResult alone = runProgram({ PPEOUT, profile.withImage });
+        EXPECT_EQ(alone.status, 0) << alone.err;
+        EXPECT_NE(alone.out.find("PPE - STATISTIC PRINTOUT"), std::string::npos) << alone.out;
+
+        std::filesystem::copy_file(profile.withImage, dir.file("-")); // left by `ppe -o -`
+        std::ofstream(dir.file("s.c")) << "int main(void) { return 0; }\n";
+        const RunResult source = runProgram({ PPEOUT, "s.c", "-" }, {}, dir.path());
+        EXPECT_EQ(source.status, 1);
+        EXPECT_EQ(source.err.find("ppeout: error: s.c:"), 0u) << source.err;
+        EXPECT_NE(source.err.find("not a ppe profile"), std::string::npos) << source.err;
+
+        const RunResult map = runProgram({ PPEOUT, dir.file("none.map"), profile.withImage, "-" });
+        EXPECT_EQ(map.status, 1);
+        EXPECT_NE(map.err.find("none.map: cannot open linker map: No such file or directory"), std::string::npos)
+            << map.err;
     }
 
     INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));
