@@ -98,6 +98,15 @@ namespace {
         Sources s;
         std::vector<size_t> unitOf;
         s.modules = modulesFromMap(*map, unitOf);
+        if (request.by == ModuleKind::Function) {
+            if (!*info || !sameBuild(*profile, *info)) {
+                return Error { "", 0,
+                    fmt::format("--by function with a map takes the functions from the symbols of {}, which cannot be "
+                                "read or is not the profile's build (--exe PROG names it)",
+                        request.exe.empty() ? profile->image : request.exe) };
+            }
+            splitUnitsByFunctions(**info, s.modules, unitOf);
+        }
         s.profile = std::move(*profile);
         s.lines = loadListings(listingRequest(request), *map, s.modules, unitOf, messages);
         if (!*info)

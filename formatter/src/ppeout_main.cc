@@ -90,7 +90,8 @@ po::options_description describe(Options& o)
     auto add = options.add_options();
     add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
     add("by,b", po::value(&o.by)->default_value(o.by),
-        "without a map: modules are compile units (unit) or functions (function)");
+        "modules are compile units (unit) or functions (function); with a map, functions inside its units from the "
+        "executable's symbols");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -144,13 +145,6 @@ void takeArguments(Options& o)
     o.output = r.output = args[named - 1];
     r.listings.assign(args.begin() + long(named), args.end());
     r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
-    if (withMap && r.by == pf::ModuleKind::Function) {
-        fail(fmt::format(
-            "--by function: with a map the modules are its compilation units (or its functions when built "
-            "with -ffunction-sections); for functions from DWARF and symbols leave the map out: ppeout --by "
-            "function {} OUTPUT",
-            r.profiles.front()));
-    }
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))

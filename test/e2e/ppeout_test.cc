@@ -148,8 +148,8 @@ namespace {
 
     SimpProfile simpProfile(TempDir& dir)
     {
-        const RunResult run
-            = runProgram({ kExamples + "/simp", "3000017" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } });
+        const RunResult run = runProgram(
+            { kExamples + "/simp", "100000000000000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } });
         EXPECT_EQ(run.status, 0) << run.err;
         const std::string text = readFile(dir.file("s.ppe"));
         std::ofstream(dir.file("gone.ppe"), std::ios::binary)
@@ -203,22 +203,39 @@ namespace {
         }
     }
 
-    // Issue 18: --by function with a map was silently ignored; it is refused in words, naming what
-    // to do instead.
-    TEST(PpeoutTest, ByFunctionWithAMapIsRefusedInWords)
+    // Issue 18: --by function with a map was silently ignored; now the map's units are split into
+    // the image's functions, and the unit's listing gives each its lines. Without the image it is
+    // refused in words.
+    TEST(PpeoutTest, ByFunctionWithAMapGivesFunctionsInsideEachUnit)
     {
         TempDir dir;
         const SimpProfile profile = simpProfile(dir);
-        const RunResult r
-            = runProgram({ PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withImage, dir.file("o.ppl") });
-        EXPECT_EQ(r.status, 1);
-        EXPECT_EQ(r.err.find("ppeout: error: --by function: with a map the modules are its compilation units"), 0u)
-            << r.err;
-        EXPECT_NE(r.err.find("ppeout --by function " + profile.withImage + " OUTPUT"), std::string::npos) << r.err;
-        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        const RunResult r = runProgram(
+            { PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withImage, "-", kExamples + "/simp.lis" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::vector<Row> rows = moduleRows(r.out);
+        ASSERT_FALSE(rows.empty()) << r.out;
+        EXPECT_EQ(rows[0].name, "sd (simp.c.o)") << r.out;
+        EXPECT_GT(rows[0].percent, 90.0) << r.out;
+        const std::vector<ModuleText> text = programText(r.out);
+        ASSERT_FALSE(text.empty()) << r.out;
+        EXPECT_EQ(text[0].name, "sd (simp.c.o)");
+        EXPECT_EQ(text[0].origin, "listing " + kExamples + "/simp.lis");
+        const int opening = lineOf(std::string(PPE_EXAMPLES_SOURCE) + "/simp.c", "ordinal sd(ordinal num)");
+        ASSERT_FALSE(text[0].rows.empty());
+        EXPECT_LE(text[0].rows.front().line, opening) << "its own lines, from its heading";
+        const int main = lineOf(std::string(PPE_EXAMPLES_SOURCE) + "/simp.c", "int main(");
+        EXPECT_LT(text[0].rows.back().line, main) << "its own lines, not the whole file";
+
+        const RunResult gone = runProgram(
+            { PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withoutImage, dir.file("o.ppl") });
+        EXPECT_EQ(gone.status, 1);
+        EXPECT_EQ(gone.err.find("ppeout: error: --by function with a map takes the functions from the symbols of "
+                                "/nonexistent/simp"),
+            0u)
+            << gone.err;
+        EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1) << gone.err;
         EXPECT_FALSE(fileExists(dir.file("o.ppl")));
-        const RunResult noMap = runProgram({ PPEOUT, "--by", "function", profile.withImage, "-" });
-        EXPECT_EQ(noMap.status, 0) << noMap.err;
     }
 
     // Issues 18 and 25, the smaller ones: PPE_FILE alone goes to standard output; `ppeout s.c -`

@@ -19,7 +19,7 @@ struct ReportRequest {
     std::vector<std::string> listings; // with a map: compiler listings, names or shell patterns
     std::string output; // where the report goes: never taken for a listing ("" or "-": nowhere)
     std::string exe; // the executable, or "" for the image the profile names
-    ModuleKind by = ModuleKind::Unit; // without a map: modules are compile units or functions
+    ModuleKind by = ModuleKind::Unit; // compile units or functions (with a map: its units split by the image's symbols)
     double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
     size_t topFunctions = 5; // functions listed per shared object
