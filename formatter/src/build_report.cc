@@ -202,7 +202,12 @@ namespace {
     }
 
     // Hits per (file, line) of one module: file -> line -> (hits, has code).
-    using FileHits = std::map<int, std::map<int, std::pair<double, bool>>>;
+    struct LineHits {
+        double hits = 0;
+        bool code = false;
+        double split = 0; // of `hits`, from bins split between this line and others
+    };
+    using FileHits = std::map<int, std::map<int, LineHits>>;
 
     // Builds the rows of a module's analysis, accumulating the % of the module's hits as it goes.
     class RowMaker {
@@ -213,11 +218,11 @@ namespace {
         {
         }
 
-        void add(FileLines& file, int f, int line, double hits, bool code)
+        void add(FileLines& file, int f, int line, const LineHits& cell)
         {
-            m_accumulated += hits;
+            m_accumulated += cell.hits;
             const double percent = m_moduleHits > 0 ? 100.0 * m_accumulated / m_moduleHits : 0;
-            file.rows.push_back(LineRow { line, textOf(m_table, f, line), hits, percent, code });
+            file.rows.push_back(LineRow { line, textOf(m_table, f, line), cell.hits, percent, cell.code, cell.split });
         }
 
     private:
@@ -238,7 +243,7 @@ namespace {
     void addOwnFile(ModuleLines& out, const CodeModule& module, const LineTable& table, const FileHits& byFile,
         int firstLine, RowMaker& rows)
     {
-        static const std::map<int, std::pair<double, bool>> kNone;
+        static const std::map<int, LineHits> kNone;
         const auto found = byFile.find(0);
         const auto& own = found == byFile.end() ? kNone : found->second;
         int first = 1, last = 0;
@@ -256,7 +261,7 @@ namespace {
             ++first;
         for (int line = first; line <= last; ++line) {
             auto it = own.find(line);
-            rows.add(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
+            rows.add(file, 0, line, it == own.end() ? LineHits {} : it->second);
         }
         out.files.push_back(std::move(file));
     }
@@ -270,9 +275,9 @@ namespace {
             FileLines file = fileLines(table, f, false);
             std::set<int> callers;
             for (const auto& [line, cell] : lines) {
-                if (cell.first <= 0 || (f == 0 && line >= ownFrom))
+                if (cell.hits <= 0 || (f == 0 && line >= ownFrom))
                     continue;
-                rows.add(file, f, line, cell.first, true);
+                rows.add(file, f, line, cell);
                 if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
                     callers.insert(it->second.begin(), it->second.end());
             }
@@ -288,22 +293,24 @@ namespace {
     ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
         const LineTable& table, int firstLine, bool& split)
     {
-        ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, {} };
+        ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, 0, {} };
         std::vector<std::pair<int, int>> places;
         std::map<std::pair<int, int>, std::set<int>> inlinedInto;
         const std::vector<Piece> pieces = linePieces(module, table, places, &inlinedInto);
-        std::vector<double> hits(places.size(), 0.0);
+        std::vector<double> hits(places.size(), 0.0), splitHits(places.size(), 0.0);
         for (const Bin& bin : profile.bins)
-            attributeBin(bin, profile.binWidth, pieces, hits, split);
+            attributeBin(bin, profile.binWidth, pieces, hits, split, &splitHits);
 
         FileHits byFile;
         double lined = 0;
         for (size_t i = 0; i < places.size(); ++i) {
             auto& cell = byFile[places[i].first][places[i].second];
-            cell.first += hits[i];
-            cell.second = true;
+            cell.hits += hits[i];
+            cell.code = true;
+            cell.split += splitHits[i];
+            out.splitHits += splitHits[i];
             lined += hits[i];
-            out.busiest = std::max(out.busiest, cell.first);
+            out.busiest = std::max(out.busiest, cell.hits);
         }
         out.withoutLine = std::max(0.0, row.hits - lined);
         RowMaker rows(table, row.hits);

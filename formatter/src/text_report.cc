@@ -175,12 +175,14 @@ namespace {
         const unsigned width = options.barWidth;
         out += fmt::format(
             "\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits, m.origin);
-        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
+        // `split`: some of the hits came from bins split between lines, marked '*' after them.
+        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text,
+                       bool split = false) {
             std::string s;
             if (hits > 0) {
                 const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
-                s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
-                    accumulated, text);
+                s = fmt::format("{:>6} {:>8}{}{:<{}} {:>6.1f}  {}", line, hitsText(hits), split ? '*' : ' ',
+                    std::string(bars, 'X'), width, accumulated, text);
             } else {
                 s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
             }
@@ -206,10 +208,14 @@ namespace {
             out += '\n';
             out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
             for (const LineRow& r : file.rows)
-                row(std::to_string(r.line), r.hits, r.accumulated, r.text);
+                row(std::to_string(r.line), r.hits, r.accumulated, r.text, r.splitHits > 0);
         }
         if (m.withoutLine >= 0.5)
             row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
+        if (m.splitHits > 0)
+            out += fmt::format("\n       * {:.0f} hits of the lines marked came from bins split between lines or "
+                               "modules by bytes\n",
+                m.splitHits);
     }
 
 } // namespace

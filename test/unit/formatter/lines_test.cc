@@ -291,6 +291,13 @@ namespace {
         EXPECT_DOUBLE_EQ(k.busiest, 40.0);
         EXPECT_DOUBLE_EQ(header.rows[0].accumulated, 100.0 * 60.0 / 64.0);
         EXPECT_TRUE(r.splitBins);
+        EXPECT_DOUBLE_EQ(own.rows[3].splitHits, 10.0) << "line 4's half of the 0x1010 bin";
+        EXPECT_DOUBLE_EQ(header.rows[0].splitHits, 10.0) << "k.h:2's half of it";
+        EXPECT_DOUBLE_EQ(own.rows[2].splitHits, 0.0) << "line 3 has whole bins only";
+        EXPECT_DOUBLE_EQ(k.splitHits, 20.0) << "the 0x1010 bin; 0x1030 is one line-less piece and padding";
+        const std::string text = renderTextReport(r);
+        EXPECT_NE(text.find("     4       40*"), std::string::npos) << text;
+        EXPECT_NE(text.find("       * 20 hits of the lines marked came from bins split"), std::string::npos) << text;
 
         // A function module lists its own lines only.
         const ModuleLines& g = r.lines[1];

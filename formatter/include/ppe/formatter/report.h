@@ -104,6 +104,7 @@ struct LineRow {
     double hits = 0; // fractional when a bin straddled two lines
     double accumulated = 0; // percent of the module's hits from its first printed line to this one
     bool code = false; // the line has code in this module
+    double splitHits = 0; // of `hits`, from bins split between this line and other lines or modules
 };
 
 // The lines of one source file within a module's analysis: the module's own file first, then
@@ -123,6 +124,7 @@ struct ModuleLines {
     double hits = 0; // the module's hits (== its ModuleRow's)
     double withoutLine = 0; // hits on the module's code that no line owns
     double busiest = 0; // the hits of its busiest line: the bars are scaled to it
+    double splitHits = 0; // hits of its lines from bins split between lines or modules
     std::vector<FileLines> files;
 };
 
