@@ -3,10 +3,15 @@
 #include "paths.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <cxxabi.h>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 
 namespace ppe::formatter {
 
@@ -44,16 +49,24 @@ namespace {
         std::string listed; // the listing's name for it
     };
 
-    // The listing's name for a map section: the same name, or one the listing cut at its width.
-    std::optional<std::string> listedName(const listparse::Listing& listing, const std::string& section)
+    // The listing's name for a map section: the same name, or the first cut name not taken yet
+    // that is a prefix of it and whose size agrees (NAME, NAME#2...: COMDAT sections whose names
+    // gas cut alike, in the object's order), else the first cut prefix (its size then tells).
+    std::optional<std::string> listedName(
+        const listparse::Listing& listing, const mapparse::Section& section, const std::set<std::string>& taken)
     {
-        if (listing.sectionSizes.contains(section))
-            return section;
+        if (listing.sectionSizes.contains(section.name))
+            return section.name;
+        std::optional<std::string> prefixOnly;
         for (const std::string& cut : listing.truncatedSections) {
-            if (section.rfind(cut, 0) == 0)
+            if (taken.contains(cut) || !section.name.starts_with(listparse::cutSectionPrefix(listing, cut)))
+                continue;
+            if (listparse::sectionSizeAgrees(listing, cut, section.size))
                 return cut;
+            if (!prefixOnly && listing.sectionSizes.contains(cut))
+                prefixOnly = cut;
         }
-        return std::nullopt;
+        return prefixOnly;
     }
 
     // PPE's rule: every code section the map gives the unit has the size the listing shows. The
@@ -62,8 +75,9 @@ namespace {
         const listparse::Listing& listing, const std::string& listingPath, const mapparse::Module& unit)
     {
         std::vector<SectionPair> pairs;
+        std::set<std::string> taken;
         for (const mapparse::Section& s : unit.sections) {
-            const std::optional<std::string> listed = listedName(listing, s.name);
+            const std::optional<std::string> listed = listedName(listing, s, taken);
             if (!listed) {
                 return Error { listingPath, 0,
                     fmt::format("the map's {} has code section {} that the listing does not: a listing of another "
@@ -76,6 +90,8 @@ namespace {
                                 "build, ignored",
                         s.name, listing.sectionSizes.at(*listed), s.size, unit.name) };
             }
+            if (listing.truncatedSections.contains(*listed))
+                taken.insert(*listed);
             pairs.push_back(SectionPair { &s, *listed });
         }
         return pairs;
@@ -132,6 +148,29 @@ std::string functionOfSection(std::string_view section)
     return "";
 }
 
+std::string demangledName(const std::string& symbol)
+{
+    if (!symbol.starts_with("_Z"))
+        return symbol;
+    int status = -1;
+    std::unique_ptr<char, void (*)(void*)> text(
+        abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && text ? std::string(text.get()) : symbol;
+}
+
+namespace {
+
+    // A unit compiled without -ffunction-sections has code in a section of its own (.text,
+    // .text.startup, .text.unlikely...): then its .text._Z... sections are COMDAT groups (templates,
+    // inline functions) that belong to it, not functions of their own.
+    bool hasUnitSections(const mapparse::Module& m)
+    {
+        return std::any_of(m.sections.begin(), m.sections.end(),
+            [](const mapparse::Section& s) { return functionOfSection(s.name).empty(); });
+    }
+
+} // namespace
+
 std::vector<CodeModule> modulesFromMap(const mapparse::LinkMap& map, std::vector<size_t>& origin)
 {
     std::vector<CodeModule> modules;
@@ -139,12 +178,13 @@ std::vector<CodeModule> modulesFromMap(const mapparse::LinkMap& map, std::vector
     for (size_t u = 0; u < map.modules.size(); ++u) {
         const mapparse::Module& m = map.modules[u];
         CodeModule unit { m.name, {} };
+        const bool oneModule = hasUnitSections(m);
         std::map<std::string, CodeModule> functions;
         for (const mapparse::Section& s : m.sections) {
-            const std::string function = functionOfSection(s.name);
+            const std::string function = oneModule ? "" : functionOfSection(s.name);
             CodeModule& owner = function.empty()
                 ? unit
-                : functions.try_emplace(function, CodeModule { function, {}, -1, false }).first->second;
+                : functions.try_emplace(function, CodeModule { demangledName(function), {}, -1, false }).first->second;
             addRange(owner, s.address, s.end());
         }
         if (!unit.ranges.empty()) {
@@ -172,6 +212,55 @@ std::string moduleKey(std::string_view name)
     return std::string(name);
 }
 
+bool isCompilerTemporary(std::string_view objectName)
+{
+    // gcc's driver names the object of `cc -o prog file.c` after mkstemps: ccXXXXXX.o in TMPDIR.
+    const std::string_view base = baseName(objectName);
+    if (base.size() != 10 || !base.starts_with("cc") || !base.ends_with(".o"))
+        return false;
+    return std::all_of(base.begin() + 2, base.end() - 2, [](char c) { return std::isalnum((unsigned char)c); });
+}
+
+namespace {
+
+    PlacedListing placeAt(const listparse::Listing& listing, const std::string& listingPath,
+        const mapparse::LinkMap& map, size_t u, const std::vector<SectionPair>& pairs)
+    {
+        PlacedListing placed { u, placeRanges(listing, listingPath, pairs), {}, false };
+        for (const auto& entry : listing.sectionSizes) {
+            const std::string& section = entry.first;
+            const bool placedSection
+                = std::any_of(pairs.begin(), pairs.end(), [&](const SectionPair& p) { return p.listed == section; });
+            if (entry.second > 0 && !placedSection)
+                placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
+                                                   "it out",
+                    listingPath, section, entry.second, map.modules[u].name));
+        }
+        return placed;
+    }
+
+    // The one compiler temporary object (`cc -o prog file.c` links /tmp/ccXXXXXX.o) whose code
+    // sections have the sizes the listing shows, or nullopt when none or several fit.
+    std::optional<PlacedListing> placeAtTemporary(
+        const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
+    {
+        std::optional<PlacedListing> found;
+        for (size_t u = 0; u < map.modules.size(); ++u) {
+            if (!isCompilerTemporary(map.modules[u].path))
+                continue;
+            auto pairs = pairSections(listing, listingPath, map.modules[u]);
+            if (!pairs)
+                continue;
+            if (found)
+                return std::nullopt; // two temporaries fit: the sizes cannot tell them apart
+            found = placeAt(listing, listingPath, map, u, *pairs);
+            found->temporary = true;
+        }
+        return found;
+    }
+
+} // namespace
+
 Result<PlacedListing> placeListing(
     const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
 {
@@ -188,24 +277,18 @@ Result<PlacedListing> placeListing(
                 mismatch = pairs.error();
             continue;
         }
-        PlacedListing placed { u, placeRanges(listing, listingPath, *pairs), {} };
-        for (const auto& entry : listing.sectionSizes) {
-            const std::string& section = entry.first;
-            const bool placedSection
-                = std::any_of(pairs->begin(), pairs->end(), [&](const SectionPair& p) { return p.listed == section; });
-            if (entry.second > 0 && !placedSection)
-                placed.notes.push_back(fmt::format("{}: section {} ({} bytes) is not in the map's {}: the linker left "
-                                                   "it out",
-                    listingPath, section, entry.second, map.modules[u].name));
-        }
-        return placed;
+        return placeAt(listing, listingPath, map, u, *pairs);
     }
     if (mismatch)
         return *mismatch;
+    if (std::optional<PlacedListing> placed = placeAtTemporary(listing, listingPath, map))
+        return std::move(*placed);
+    const std::string source = listing.primarySource.empty() ? byListing : listing.primarySource;
+    const std::string key = bySource.empty() ? byListing : bySource;
     return Error { listingPath, 0,
-        fmt::format("no compilation unit of the map is named like {} (an object {}.o or {}.o), ignored",
-            listing.primarySource.empty() ? byListing : listing.primarySource, bySource.empty() ? byListing : bySource,
-            listing.primarySource.empty() ? byListing : listing.primarySource) };
+        fmt::format("{} is not linked into this program: no object of the map is named like it ({}.o, {}.o; an "
+                    "archive member that nothing referred to?), ignored",
+            source, key, source) };
 }
 
 } // namespace ppe::formatter

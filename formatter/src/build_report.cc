@@ -18,6 +18,15 @@ double binomialErrorPercent(double hits, double n)
     return 100.0 * std::sqrt(p * (1.0 - p) / n);
 }
 
+double splitErrorPercent(double hits, double splitHits, double n)
+{
+    if (n <= 0)
+        return 0;
+    const double binomial = binomialErrorPercent(hits, n);
+    const double split = 100.0 * splitHits / n / std::sqrt(12.0);
+    return std::sqrt(binomial * binomial + split * split);
+}
+
 Share shareOf(double hits, double n)
 {
     if (n <= 0)
@@ -46,17 +55,18 @@ namespace {
     }
 
     // Spreads one bin over the pieces (sorted, non-overlapping) it overlaps, in proportion to the
-    // bytes each owns; returns the part no piece owns.
-    double attributeBin(
-        const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits, bool& split)
+    // bytes each owns; returns the part no piece owns. With `splitHits`, the shares of a bin that
+    // several owners took are added to theirs there too.
+    double attributeBin(const Bin& bin, uint32_t width, const std::vector<Piece>& pieces, std::vector<double>& hits,
+        bool& split, std::vector<double>* splitHits = nullptr)
     {
         const uint64_t end = bin.address + width;
         auto first = std::upper_bound(pieces.begin(), pieces.end(), bin.address,
             [](uint64_t address, const Piece& p) { return address < p.range.start; });
         if (first != pieces.begin())
             --first;
+        std::vector<std::pair<size_t, double>> shares;
         double owned = 0;
-        size_t owners = 0;
         for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
             const uint64_t lo = std::max(bin.address, p->range.start);
             const uint64_t hi = std::min(end, p->range.end);
@@ -65,22 +75,30 @@ namespace {
             const double share = double(bin.count) * double(hi - lo) / double(width);
             hits[p->owner] += share;
             owned += share;
-            ++owners;
+            shares.emplace_back(p->owner, share);
         }
-        split |= owners > 1;
+        const bool several
+            = std::any_of(shares.begin(), shares.end(), [&](const auto& s) { return s.first != shares.front().first; });
+        split |= several;
+        if (several && splitHits) {
+            for (const auto& [owner, share] : shares)
+                (*splitHits)[owner] += share;
+        }
         return double(bin.count) - owned;
     }
 
-    std::vector<ModuleRow> rankModules(
-        const std::vector<CodeModule>& modules, const std::vector<double>& hits, double n)
+    std::vector<ModuleRow> rankModules(const std::vector<CodeModule>& modules, const std::vector<double>& hits,
+        const std::vector<double>& splitHits, double n, double all)
     {
         std::vector<ModuleRow> rows;
         for (size_t m = 0; m < modules.size(); ++m) {
             if (hits[m] <= 0)
                 continue;
             const Share share = shareOf(hits[m], n);
-            rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, share.error, 0,
-                modules[m].address(), modules[m].size() });
+            const double error = splitHits[m] > 0 ? splitErrorPercent(hits[m], splitHits[m], n) : share.error;
+            rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, error, 0, modules[m].address(),
+                modules[m].size(), all > 0 ? 100.0 * hits[m] / all : 0, splitHits[m],
+                std::max<size_t>(1, modules[m].ranges.size()) });
         }
         std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
             return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;
@@ -143,13 +161,33 @@ namespace {
         return span;
     }
 
-    // A function module's text starts after the last line of the function before it in the same
-    // file, so that its heading and comments come with it (PPE's /SEPARATE modules).
+    // A function's text starts after the function before it in its file (its heading and comments
+    // come with it) unless that is more than kMaxHeadingLines above its entry line (the function
+    // before it is in another module, or none is known): then kHeadingLines above the entry.
+    constexpr int kMaxHeadingLines = 12;
+    constexpr int kHeadingLines = 3;
+
+    // The line of the table's own file (file 0) that a function's entry (its lowest address) comes
+    // from: its opening line, where the compiler puts the prologue. 0 when unknown.
+    int entryLine(const CodeModule& module, const LineTable& table)
+    {
+        std::vector<std::pair<int, int>> places;
+        const std::vector<Piece> pieces = linePieces(module, table, places);
+        const auto entry = std::min_element(
+            pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.range.start < b.range.start; });
+        if (entry == pieces.end() || places[entry->owner].first != 0)
+            return 0;
+        return places[entry->owner].second;
+    }
+
+    // Where a function module's text starts (PPE's /SEPARATE modules); code of the file inlined
+    // from further up is listed apart.
     int firstLineOfFunction(const std::vector<CodeModule>& modules, const std::vector<LineTable>& tables, size_t m)
     {
         const CodeModule& module = modules[m];
         const LineTable& table = tables[module.lineTable];
-        const int first = ownSpan(module, table).first;
+        const int entry = entryLine(module, table);
+        const int first = entry ? entry : ownSpan(module, table).first;
         int after = 0;
         for (size_t o = 0; o < modules.size(); ++o) {
             if (o == m || modules[o].lineTable != module.lineTable)
@@ -158,11 +196,18 @@ namespace {
             if (last < first)
                 after = std::max(after, last);
         }
+        if (first - (after + 1) > kMaxHeadingLines)
+            return std::max(1, first - kHeadingLines);
         return after + 1;
     }
 
     // Hits per (file, line) of one module: file -> line -> (hits, has code).
-    using FileHits = std::map<int, std::map<int, std::pair<double, bool>>>;
+    struct LineHits {
+        double hits = 0;
+        bool code = false;
+        double split = 0; // of `hits`, from bins split between this line and others
+    };
+    using FileHits = std::map<int, std::map<int, LineHits>>;
 
     // Builds the rows of a module's analysis, accumulating the % of the module's hits as it goes.
     class RowMaker {
@@ -173,11 +218,11 @@ namespace {
         {
         }
 
-        void add(FileLines& file, int f, int line, double hits, bool code)
+        void add(FileLines& file, int f, int line, const LineHits& cell)
         {
-            m_accumulated += hits;
+            m_accumulated += cell.hits;
             const double percent = m_moduleHits > 0 ? 100.0 * m_accumulated / m_moduleHits : 0;
-            file.rows.push_back(LineRow { line, textOf(m_table, f, line), hits, percent, code });
+            file.rows.push_back(LineRow { line, textOf(m_table, f, line), cell.hits, percent, cell.code, cell.split });
         }
 
     private:
@@ -198,14 +243,14 @@ namespace {
     void addOwnFile(ModuleLines& out, const CodeModule& module, const LineTable& table, const FileHits& byFile,
         int firstLine, RowMaker& rows)
     {
-        static const std::map<int, std::pair<double, bool>> kNone;
+        static const std::map<int, LineHits> kNone;
         const auto found = byFile.find(0);
         const auto& own = found == byFile.end() ? kNone : found->second;
         int first = 1, last = 0;
         if (!own.empty()) {
             last = own.rbegin()->first;
             if (!module.wholeFile)
-                first = std::max(1, std::min(firstLine, own.begin()->first));
+                first = firstLine;
         }
         if (module.wholeFile && !table.text.empty())
             last = std::max(last, int(table.text[0].size()));
@@ -216,25 +261,23 @@ namespace {
             ++first;
         for (int line = first; line <= last; ++line) {
             auto it = own.find(line);
-            rows.add(file, 0, line, it == own.end() ? 0 : it->second.first, it != own.end());
+            rows.add(file, 0, line, it == own.end() ? LineHits {} : it->second);
         }
         out.files.push_back(std::move(file));
     }
 
     // Other files: the lines that took hits, under their own name, with the functions their code
-    // is inlined into.
+    // is inlined into; and the own file's lines above `ownFrom` (code inlined from further up).
     void addOtherFiles(ModuleLines& out, const LineTable& table, const FileHits& byFile,
-        const std::map<std::pair<int, int>, std::set<int>>& inlinedInto, RowMaker& rows)
+        const std::map<std::pair<int, int>, std::set<int>>& inlinedInto, int ownFrom, RowMaker& rows)
     {
         for (const auto& [f, lines] : byFile) {
-            if (f == 0)
-                continue;
             FileLines file = fileLines(table, f, false);
             std::set<int> callers;
             for (const auto& [line, cell] : lines) {
-                if (cell.first <= 0)
+                if (cell.hits <= 0 || (f == 0 && line >= ownFrom))
                     continue;
-                rows.add(file, f, line, cell.first, true);
+                rows.add(file, f, line, cell);
                 if (auto it = inlinedInto.find({ f, line }); it != inlinedInto.end())
                     callers.insert(it->second.begin(), it->second.end());
             }
@@ -250,27 +293,29 @@ namespace {
     ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
         const LineTable& table, int firstLine, bool& split)
     {
-        ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, {} };
+        ModuleLines out { row.module, row.name, table.origin, row.hits, 0, 0, 0, {} };
         std::vector<std::pair<int, int>> places;
         std::map<std::pair<int, int>, std::set<int>> inlinedInto;
         const std::vector<Piece> pieces = linePieces(module, table, places, &inlinedInto);
-        std::vector<double> hits(places.size(), 0.0);
+        std::vector<double> hits(places.size(), 0.0), splitHits(places.size(), 0.0);
         for (const Bin& bin : profile.bins)
-            attributeBin(bin, profile.binWidth, pieces, hits, split);
+            attributeBin(bin, profile.binWidth, pieces, hits, split, &splitHits);
 
         FileHits byFile;
         double lined = 0;
         for (size_t i = 0; i < places.size(); ++i) {
             auto& cell = byFile[places[i].first][places[i].second];
-            cell.first += hits[i];
-            cell.second = true;
+            cell.hits += hits[i];
+            cell.code = true;
+            cell.split += splitHits[i];
+            out.splitHits += splitHits[i];
             lined += hits[i];
-            out.busiest = std::max(out.busiest, cell.first);
+            out.busiest = std::max(out.busiest, cell.hits);
         }
         out.withoutLine = std::max(0.0, row.hits - lined);
         RowMaker rows(table, row.hits);
         addOwnFile(out, module, table, byFile, firstLine, rows);
-        addOtherFiles(out, table, byFile, inlinedInto, rows);
+        addOtherFiles(out, table, byFile, inlinedInto, module.wholeFile ? 1 : firstLine, rows);
         return out;
     }
 
@@ -379,14 +424,15 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
 {
     Report report;
     const std::vector<Piece> pieces = piecesByAddress(modules);
-    std::vector<double> hits(modules.size(), 0.0);
+    std::vector<double> hits(modules.size(), 0.0), splitHits(modules.size(), 0.0);
     double unattributed = 0;
     for (const Bin& bin : profile.bins)
-        unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins);
+        unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins, &splitHits);
     const double n = double(profile.inRange());
     report.unattributed = shareOf(unattributed, n);
     if (n > 0)
-        report.modules = rankModules(modules, hits, n);
+        report.modules = rankModules(modules, hits, splitHits, n, double(profile.total));
+    report.cpuTime = profile.mode == SampleMode::Cpu;
     if (unattributed > 0.5) {
         report.warnings.push_back(fmt::format("{:.0f} of {:.0f} in-range hits ({:.2f}%) fell where no module's code is "
                                               "(padding between sections, PLT, start-up code or skid)",

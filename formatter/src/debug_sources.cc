@@ -3,6 +3,7 @@
 #include "paths.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <optional>
 
@@ -181,6 +182,75 @@ size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>&
         ++filled;
     }
     return filled;
+}
+
+namespace {
+
+    // The parts of `ranges` (sorted) inside `within` (sorted).
+    std::vector<AddressSpan> intersect(const std::vector<AddressSpan>& ranges, const std::vector<AddressSpan>& within)
+    {
+        std::vector<AddressSpan> out;
+        for (const AddressSpan& r : ranges) {
+            for (const AddressSpan& w : within) {
+                const uint64_t lo = std::max(r.start, w.start), hi = std::min(r.end, w.end);
+                if (hi > lo)
+                    out.push_back({ lo, hi });
+            }
+        }
+        std::sort(out.begin(), out.end(), [](const AddressSpan& a, const AddressSpan& b) { return a.start < b.start; });
+        return out;
+    }
+
+    // `ranges` (sorted) without the bytes of `taken` (sorted, non-overlapping).
+    std::vector<AddressSpan> subtract(const std::vector<AddressSpan>& ranges, const std::vector<AddressSpan>& taken)
+    {
+        std::vector<AddressSpan> out;
+        for (AddressSpan r : ranges) {
+            for (const AddressSpan& t : taken) {
+                if (t.end <= r.start || t.start >= r.end)
+                    continue;
+                if (t.start > r.start)
+                    out.push_back({ r.start, t.start });
+                r.start = std::max(r.start, t.end);
+                if (r.start >= r.end)
+                    break;
+            }
+            if (r.end > r.start)
+                out.push_back(r);
+        }
+        return out;
+    }
+
+} // namespace
+
+void splitUnitsByFunctions(
+    const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules, std::vector<size_t>& unitOf)
+{
+    std::vector<CodeModule> split;
+    std::vector<size_t> splitUnitOf;
+    for (size_t m = 0; m < modules.size(); ++m) {
+        CodeModule& unit = modules[m];
+        std::vector<AddressSpan> taken;
+        for (const di::Function& f : info.functions) {
+            if (!unit.wholeFile)
+                break; // a -ffunction-sections module is a function already
+            std::vector<AddressSpan> ranges = intersect(rangesOf(f.ranges), unit.ranges);
+            if (ranges.empty())
+                continue;
+            taken.insert(taken.end(), ranges.begin(), ranges.end());
+            split.push_back(CodeModule { fmt::format("{} ({})", f.name, unit.name), std::move(ranges), -1, false });
+            splitUnitOf.push_back(unitOf[m]);
+        }
+        std::sort(
+            taken.begin(), taken.end(), [](const AddressSpan& a, const AddressSpan& b) { return a.start < b.start; });
+        unit.ranges = subtract(unit.ranges, taken);
+        if (!unit.ranges.empty()) {
+            split.push_back(std::move(unit));
+            splitUnitOf.push_back(unitOf[m]);
+        }
+    }
+    modules = std::move(split);
+    unitOf = std::move(splitUnitOf);
 }
 
 ObjectCode objectCodeOf(const debuginfo::DebugInfo& info)

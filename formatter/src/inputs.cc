@@ -128,14 +128,22 @@ namespace {
             return;
         }
         if (verbose) {
-            addNote(messages, fmt::format("{}: listing of {}", path, unit));
+            addNote(messages,
+                fmt::format("{}: listing of {}{}", path, unit,
+                    place->temporary ? ", the compiler's temporary object (matched by section sizes)" : ""));
             for (const std::string& n : place->notes)
                 addNote(messages, n);
         }
         const int table = int(placed.sources.tables.size());
+        const std::string shownName = place->temporary && !listing->primarySource.empty()
+            ? fmt::format("{} ({})", baseName(listing->primarySource), unit)
+            : unit;
         for (size_t m = 0; m < placed.modules.size(); ++m) {
-            if (placed.unitOf[m] == place->unit)
-                placed.modules[m].lineTable = table;
+            if (placed.unitOf[m] != place->unit)
+                continue;
+            placed.modules[m].lineTable = table;
+            if (placed.modules[m].name == unit)
+                placed.modules[m].name = shownName; // "simp.c (ccldD2mu.o)", not a temporary's name alone
         }
         placed.sources.tables.push_back(std::move(place->table));
         placed.sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });

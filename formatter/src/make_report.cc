@@ -3,10 +3,12 @@
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/inputs.h"
+#include "ppe/formatter/map_check.h"
 #include "ppe/formatter/source_text.h"
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 namespace ppe::formatter {
@@ -34,6 +36,49 @@ namespace {
         return ListingRequest { request.listings, std::move(inputs), request.output, request.verbose };
     }
 
+    bool sameBuild(const Profile& profile, const std::optional<debuginfo::DebugInfo>& image)
+    {
+        return image && !image->buildId.empty() && image->buildId == profile.buildId;
+    }
+
+    // Why `map` is not the map of the program `profile` is of (map_check.h), or nullopt: by the
+    // image's symbols when the image is the profile's build, else by the range and the hits.
+    std::optional<std::string> mapMismatch(
+        const mapparse::LinkMap& map, const Profile& profile, const std::optional<debuginfo::DebugInfo>& image)
+    {
+        if (sameBuild(profile, image)) {
+            if (auto why = mapMismatchBySymbols(map, *image))
+                return why;
+        }
+        return mapMismatchByRange(map, profile);
+    }
+
+    // The map must be of the profile's program: an error naming both, or with --ignore-map-mismatch
+    // a warning.
+    std::optional<Error> checkMap(const ReportRequest& request, const mapparse::LinkMap& map, const Profile& profile,
+        const std::optional<debuginfo::DebugInfo>& image, Messages& messages)
+    {
+        const std::optional<std::string> why = mapMismatch(map, profile, image);
+        if (request.verbose && sameBuild(profile, image)) {
+            const SectionFit fit = sectionsAtFunctions(map, *image);
+            addNote(messages,
+                fmt::format("{}: {} of its {} code sections start and end where functions of {} do", request.map,
+                    fit.sections - fit.amiss, fit.sections, image->path));
+        }
+        if (request.verbose)
+            addNote(messages,
+                fmt::format("{}: {:.2f}% of the in-range hits fall outside its code sections", request.map,
+                    hitsOutsideMapPercent(map, profile)));
+        if (!why)
+            return std::nullopt;
+        const std::string message = fmt::format("{}: not the map of the program {} is a profile of ({}): {}",
+            request.map, request.profiles.front(), profile.image, *why);
+        if (!request.ignoreMapMismatch)
+            return Error { "", 0, message + " (--ignore-map-mismatch formats it anyway)" };
+        addWarning(messages, message + "; formatted anyway (--ignore-map-mismatch), the report may be wrong");
+        return std::nullopt;
+    }
+
     // A map's units or functions, with lines from the listings and, where no listing covers a
     // module, from the executable's DWARF (if it is the profile's build).
     Result<Sources> fromMap(const ReportRequest& request, Messages& messages)
@@ -42,17 +87,28 @@ namespace {
         auto map = mapparse::readLinkMap(request.map);
         if (!map)
             return map.error();
-        Sources s;
-        std::vector<size_t> unitOf;
-        s.modules = modulesFromMap(*map, unitOf);
         auto profile = readProfiles(request.profiles);
         if (!profile)
             return profile.error();
-        s.profile = std::move(*profile);
-        s.lines = loadListings(listingRequest(request), *map, s.modules, unitOf, messages);
-        auto info = loadImage(imageRequest(request, false), s.profile, messages);
+        auto info = loadImage(imageRequest(request, false), *profile, messages);
         if (!info)
             return info.error();
+        if (std::optional<Error> mismatch = checkMap(request, *map, *profile, *info, messages))
+            return *mismatch;
+        Sources s;
+        std::vector<size_t> unitOf;
+        s.modules = modulesFromMap(*map, unitOf);
+        if (request.by == ModuleKind::Function) {
+            if (!*info || !sameBuild(*profile, *info)) {
+                return Error { "", 0,
+                    fmt::format("--by function with a map takes the functions from the symbols of {}, which cannot be "
+                                "read or is not the profile's build (--exe PROG names it)",
+                        request.exe.empty() ? profile->image : request.exe) };
+            }
+            splitUnitsByFunctions(**info, s.modules, unitOf);
+        }
+        s.profile = std::move(*profile);
+        s.lines = loadListings(listingRequest(request), *map, s.modules, unitOf, messages);
         if (!*info)
             return s;
         const size_t filled = fillLineTables(**info, s.modules, s.lines.tables, s.lines.baseDirs);

@@ -64,7 +64,8 @@ void writeOutput(const std::string& path, const std::string& text)
 void usage(const po::options_description& options)
 {
     fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]\n"
-               "       ppeout [options] PPE_FILE OUTPUT     (modules and lines from the executable's DWARF)\n"
+               "       ppeout [options] PPE_FILE [OUTPUT]   (modules and lines from the executable's DWARF;\n"
+               "                                            no OUTPUT: standard output)\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
                "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
@@ -89,7 +90,8 @@ po::options_description describe(Options& o)
     auto add = options.add_options();
     add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
     add("by,b", po::value(&o.by)->default_value(o.by),
-        "without a map: modules are compile units (unit) or functions (function)");
+        "modules are compile units (unit) or functions (function); with a map, functions inside its units from the "
+        "executable's symbols");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -103,6 +105,8 @@ po::options_description describe(Options& o)
         "functions listed per shared object");
     add("ignore-build-id", po::bool_switch(&r.ignoreBuildId),
         "format a profile with an executable of another build (the report may be wrong)");
+    add("ignore-map-mismatch", po::bool_switch(&r.ignoreMapMismatch),
+        "format with a map that does not fit the profile (of another program or build; the report may be wrong)");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -126,7 +130,9 @@ void checkValues(const Options& o)
 // the executable's DWARF and symbols give modules and lines).
 void takeArguments(Options& o)
 {
-    const std::vector<std::string>& args = o.args;
+    std::vector<std::string>& args = o.args;
+    if (args.size() == 1)
+        args.push_back("-"); // PPE_FILE alone: the report goes to standard output
     const bool withMap = args.size() >= 3;
     const size_t named = withMap ? 3 : 2;
     for (size_t i = 0; i < named; ++i) {
@@ -141,7 +147,7 @@ void takeArguments(Options& o)
     r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
-    if (!withMap && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
+    if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
                          "MAP_FILE PPE_FILE OUTPUT)",
             o.output));
@@ -167,10 +173,13 @@ std::optional<Options> parseOptions(int argc, char** argv)
         return usage(options), std::nullopt;
     if (vm.count("version"))
         return fmt::print("ppeout {}\n", PPE_VERSION), std::nullopt;
-    if (o.args.size() < 2) {
-        fail(fmt::format("expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT, got {} argument(s) "
+    if (o.args.empty())
+        fail(
+            "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT], got no argument (see ppeout --help)");
+    if (o.args.size() == 1 && !ppe::looksLikeProfile(pf::readPrefix(o.args[0], 4096))) {
+        fail(fmt::format("{}: not a ppe profile; expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT] "
                          "(see ppeout --help)",
-            o.args.size()));
+            o.args[0]));
     }
     checkValues(o);
     takeArguments(o);

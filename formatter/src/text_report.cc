@@ -61,24 +61,62 @@ namespace {
             t.cpuSeconds, t.userPercent, t.systemPercent, t.otherPercent);
     }
 
+    // Names wider than this are shortened in the middle in the tables, so that the numbers stay
+    // aligned and lines stay under 160 characters (C++ names run to hundreds).
+    constexpr size_t kMaxNameWidth = 60;
+
+    // `name` in at most `width` characters: its beginning and end around "...".
+    std::string fitName(const std::string& name, size_t width)
+    {
+        if (name.size() <= width)
+            return name;
+        const size_t tail = (width - 3) / 2;
+        const size_t head = width - 3 - tail;
+        return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+    }
+
+    // The marks after a row's error and address: split hits, several ranges.
+    std::string splitMark(const ModuleRow& row) { return row.splitHits > 0 ? "*" : " "; }
+    std::string rangesMark(const ModuleRow& row) { return row.ranges > 1 ? "+" : " "; }
+
+    void tableNotes(std::string& out, const Report& r)
+    {
+        double split = 0;
+        bool ranges = false;
+        for (const ModuleRow& row : r.modules) {
+            split += row.splitHits;
+            ranges |= row.ranges > 1;
+        }
+        if (split > 0)
+            out += fmt::format("   * {:.0f} hits of these rows came from bins split between modules by bytes: their "
+                               "error includes that uncertainty\n",
+                split);
+        if (ranges)
+            out += "   + code in several address ranges (others' code lies between): Address is the lowest, Size "
+                   "their sum\n";
+    }
+
     void moduleTable(std::string& out, const Report& r)
     {
-        out += "\nPPE - STATISTIC PRINTOUT IN DECREASING CPU TIME.\n\n";
+        out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
         size_t width = 11;
         for (const ModuleRow& row : r.modules)
-            width = std::max(width, row.name.size());
-        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>6}  {:>10}  {:>10}  {:>8}\n", "#", "Module name", width,
-            "Time %", "error", "Acc %", "Hits", "Address", "Size");
+            width = std::max(width, std::min(row.name.size(), kMaxNameWidth));
+        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}   {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
+            "Module name", width, "Time %", "error", "All %", "Acc %", "Hits", "Address", "Size");
         size_t rank = 0;
         for (const ModuleRow& row : r.modules) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6.2f}  {:>10.0f}  {:>10X}  {:>8}\n", ++rank,
-                row.name, width, row.percent, row.error, row.accumulated, row.hits, row.address, row.size);
+            out += fmt::format(
+                "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
+                fitName(row.name, width), width, row.percent, row.error, splitMark(row), row.percentOfAll,
+                row.accumulated, row.hits, row.address, rangesMark(row), row.size);
         }
         const Share& none = r.unattributed;
         if (none.hits > 0.5) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>6}  {:>10.0f}\n", "", "(no module)", width,
-                none.percent, none.error, "", none.hits);
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}   {:>6}  {:>6}  {:>10.0f}\n", "", "(no module)",
+                width, none.percent, none.error, "", "", none.hits);
         }
+        tableNotes(out, r);
     }
 
     // Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
@@ -93,16 +131,17 @@ namespace {
             for (const FunctionRow& f : o.functions)
                 width = std::max(width, f.name.size() + 2);
         }
-        width = std::min<size_t>(width, 60);
+        width = std::min<size_t>(width, kMaxNameWidth);
         out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %",
             "error", "Hits", "Path");
         size_t rank = 0;
         for (const ObjectRow& o : r.objects) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank, o.name, width,
-                o.percent, o.error, o.hits, o.path, o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}  {}{}\n", ++rank,
+                fitName(o.name, width), width, o.percent, o.error, o.hits, o.path,
+                o.buildId.empty() ? "" : "  (build id " + o.buildId + ")");
             for (const FunctionRow& f : o.functions) {
-                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", f.name, width - 2,
-                    f.percent, f.error, f.hits);
+                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "",
+                    fitName(f.name, width - 2), width - 2, f.percent, f.error, f.hits);
             }
             if (o.moreFunctions)
                 out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
@@ -136,12 +175,14 @@ namespace {
         const unsigned width = options.barWidth;
         out += fmt::format(
             "\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits, m.origin);
-        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text) {
+        // `split`: some of the hits came from bins split between lines, marked '*' after them.
+        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text,
+                       bool split = false) {
             std::string s;
             if (hits > 0) {
                 const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
-                s = fmt::format("{:>6} {:>8} {:<{}} {:>6.1f}  {}", line, hitsText(hits), std::string(bars, 'X'), width,
-                    accumulated, text);
+                s = fmt::format("{:>6} {:>8}{}{:<{}} {:>6.1f}  {}", line, hitsText(hits), split ? '*' : ' ',
+                    std::string(bars, 'X'), width, accumulated, text);
             } else {
                 s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
             }
@@ -167,10 +208,14 @@ namespace {
             out += '\n';
             out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
             for (const LineRow& r : file.rows)
-                row(std::to_string(r.line), r.hits, r.accumulated, r.text);
+                row(std::to_string(r.line), r.hits, r.accumulated, r.text, r.splitHits > 0);
         }
         if (m.withoutLine >= 0.5)
             row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
+        if (m.splitHits > 0)
+            out += fmt::format("\n       * {:.0f} hits of the lines marked came from bins split between lines or "
+                               "modules by bytes\n",
+                m.splitHits);
     }
 
 } // namespace

@@ -95,7 +95,11 @@ void ListingParser::keepText(int fileId, int line, std::string_view text)
 // that leaves a section shows the padding the assembler put at that section's end.
 void ListingParser::recordBytes(const ListingLine& line, bool instruction)
 {
-    const std::string& section = m_sections.current();
+    if (m_cutEntered)
+        resolveCutSection(line.address);
+    const std::string section = m_sections.current();
+    if (auto cut = m_cutEnds.find(section); cut != m_cutEnds.end())
+        cut->second = std::max(cut->second, line.address + line.byteCount);
     declare(section);
     Chunk chunk { section, line.address, line.byteCount, std::nullopt };
     if (auto here = m_rowsHere.find({ section, m_sections.subsection() }); here != m_rowsHere.end()) {
@@ -157,7 +161,8 @@ void ListingParser::onSection(std::string_view directive, std::string_view args)
     std::string name = unquote(takeToken(nameField));
     if (name.empty())
         return;
-    if (m_textCut && parts.size() == 1)
+    const bool cut = m_textCut && parts.size() == 1;
+    if (cut)
         m_truncatedSections.insert(name);
     if (startsWith(name, ".debug"))
         m_showsDebugging = true;
@@ -166,6 +171,45 @@ void ListingParser::onSection(std::string_view directive, std::string_view args)
         m_sections.push(SectionRef { name, 0 });
     else
         m_sections.switchTo(SectionRef { name, 0 });
+    m_cutEntered = cut ? std::optional(name) : std::nullopt;
+}
+
+// A cut name may stand for several sections (COMDAT sections with a long common prefix): the
+// first bytes after the switch tell which. At offset 0 of a name that has bytes already, a new
+// section begins (NAME#2, NAME#3, ...); elsewhere the code goes on in the one that ends there.
+void ListingParser::resolveCutSection(uint64_t address)
+{
+    const std::string base = *m_cutEntered;
+    m_cutEntered.reset();
+    std::string chosen;
+    for (int n = 1;; ++n) {
+        const std::string name = n == 1 ? base : base + "#" + std::to_string(n);
+        auto it = m_cutEnds.find(name);
+        if (it == m_cutEnds.end()) {
+            chosen = chosen.empty() || address == 0 ? name : chosen;
+            break;
+        }
+        if (it->second == address && address != 0)
+            return m_sections.renameCurrent(name), moveRows(base, name);
+        chosen = name;
+    }
+    m_cutEnds.try_emplace(chosen, 0);
+    m_truncatedSections.insert(chosen);
+    declare(chosen);
+    m_sections.renameCurrent(chosen);
+    moveRows(base, chosen);
+}
+
+// Line rows a .loc left for the bytes of section `from`, for `to` (the section `from` stood for).
+void ListingParser::moveRows(const std::string& from, const std::string& to)
+{
+    if (from == to)
+        return;
+    auto it = m_rowsHere.find({ from, m_sections.subsection() });
+    if (it == m_rowsHere.end())
+        return;
+    m_rowsHere[{ to, m_sections.subsection() }] = it->second;
+    m_rowsHere.erase(it);
 }
 
 // .text, .data, .bss with an optional subsection number.

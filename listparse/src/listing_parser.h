@@ -57,6 +57,8 @@ private:
     void onLoc(std::string_view directive, std::string_view args);
     void onAlign(std::string_view directive, std::string_view args);
     void onSymbolDebugging(std::string_view directive, std::string_view args);
+    void resolveCutSection(uint64_t address);
+    void moveRows(const std::string& from, const std::string& to);
 
     std::set<std::string> codeSections() const;
     std::set<int> usedFileIds(const std::set<std::string>& code) const;
@@ -71,6 +73,8 @@ private:
     std::vector<Chunk> m_chunks;
     std::map<std::pair<int, int>, std::string> m_texts; // (file id, line) -> text
     std::set<std::string> m_truncatedSections;
+    std::map<std::string, uint64_t> m_cutEnds; // sections of cut names (NAME, NAME#2...): end offset so far
+    std::optional<std::string> m_cutEntered; // a cut name just switched to, its section not yet known
     std::optional<int> m_sourceFileBeforeCode; // the file of source lines since the last Code line
     bool m_textCut = false; // the current statement reaches gas's text width
     bool m_showsDebugging = false; // the listing was made without 'd'

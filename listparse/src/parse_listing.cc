@@ -22,6 +22,15 @@ ppe::Result<Listing> parseListing(std::string_view text, std::string_view fileNa
 
 bool looksLikeListing(std::string_view text) { return startsLikeListing(text); }
 
+std::string_view cutSectionPrefix(const Listing& listing, std::string_view section)
+{
+    const size_t hash = section.rfind('#');
+    if (hash == std::string_view::npos || !listing.truncatedSections.contains(std::string(section)))
+        return section;
+    const std::string_view prefix = section.substr(0, hash);
+    return listing.truncatedSections.contains(std::string(prefix)) ? prefix : section;
+}
+
 bool sectionSizeAgrees(const Listing& listing, std::string_view section, uint64_t objectSize)
 {
     auto it = listing.sectionSizes.find(std::string(section));

@@ -25,6 +25,8 @@ void SectionTracker::pop()
     m_stack.pop_back();
 }
 
+void SectionTracker::renameCurrent(std::string name) { m_current.name = std::move(name); }
+
 void SectionTracker::previous()
 {
     if (m_previous)

@@ -25,6 +25,7 @@ public:
     void push(SectionRef to); // .pushsection
     void pop(); // .popsection (ignored with an empty stack, as gas warns and does)
     void previous(); // .previous (ignored before any switch)
+    void renameCurrent(std::string name); // the current section turned out to be `name`
 
 private:
     SectionRef m_current { ".text", 0 };

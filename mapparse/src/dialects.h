@@ -5,11 +5,16 @@
 #include "input_section.h"
 #include "map_lines.h"
 
+#include <string>
+
 namespace ppe::mapparse {
 
 Result<InputSections> parseGnuLdMap(const std::vector<MapLine>& lines, std::string_view fileName);
 Result<InputSections> parseGoldMap(const std::vector<MapLine>& lines, std::string_view fileName);
 Result<InputSections> parseLldMap(const std::vector<MapLine>& lines, std::string_view fileName);
 Result<InputSections> parseMoldMap(const std::vector<MapLine>& lines, std::string_view fileName);
+
+// The output file a GNU ld map names in its last statement, "OUTPUT(FILE FORMAT)"; "" when none.
+std::string gnuLdOutputFile(const std::vector<MapLine>& lines);
 
 } // namespace ppe::mapparse

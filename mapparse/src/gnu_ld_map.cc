@@ -26,4 +26,17 @@ Result<InputSections> parseGnuLdMap(const std::vector<MapLine>& lines, std::stri
     return parseLdMemoryMap(lines, begin, fileName);
 }
 
+std::string gnuLdOutputFile(const std::vector<MapLine>& lines)
+{
+    for (auto l = lines.rbegin(); l != lines.rend(); ++l) {
+        if (!l->text.starts_with("OUTPUT(") || !l->text.ends_with(")"))
+            continue;
+        const std::string_view inside = l->text.substr(7, l->text.size() - 8);
+        // The format is one word after the name; a name with spaces keeps them.
+        const std::size_t space = inside.rfind(' ');
+        return std::string(space == std::string_view::npos ? inside : inside.substr(0, space));
+    }
+    return "";
+}
+
 } // namespace ppe::mapparse

@@ -5,6 +5,8 @@
 #include "modules.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -74,7 +76,7 @@ Result<LinkMap> parseLinkMap(std::string_view text, std::string_view fileName)
     const Result<InputSections> sections = parseDialect(*dialect, lines, fileName);
     if (!sections)
         return sections.error();
-    LinkMap map { *dialect, buildModules(*sections) };
+    LinkMap map { *dialect, buildModules(*sections), *dialect == Dialect::GnuLd ? gnuLdOutputFile(lines) : "" };
     if (map.modules.empty())
         return mapError(fileName, 0, "no code sections found");
     return map;
@@ -84,7 +86,7 @@ Result<LinkMap> readLinkMap(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return mapError(path, 0, "cannot open linker map");
+        return mapError(path, 0, std::string("cannot open linker map: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad())

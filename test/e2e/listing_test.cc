@@ -213,5 +213,136 @@ namespace {
         }
     }
 
+    // The shell commands of README.md's Usage block, each as written (continuation lines joined,
+    // the comment after `#` left out), the ones that start with one of `starts`.
+    std::vector<std::string> readmeCommands(const std::vector<std::string>& starts)
+    {
+        std::istringstream readme(readFile(kSources + "/../README.md"));
+        std::string line, command;
+        std::vector<std::string> commands;
+        bool inUsage = false;
+        while (std::getline(readme, line)) {
+            inUsage = (inUsage && line != "## Settings" && !line.starts_with("## ")) || line == "## Usage";
+            if (!inUsage || (command.empty() && !line.starts_with("$ ")))
+                continue;
+            command += command.empty() ? line.substr(2) : line;
+            if (command.ends_with("\\")) {
+                command.pop_back();
+                continue;
+            }
+            command = command.substr(0, command.find(" #"));
+            for (const std::string& start : starts) {
+                if (command.starts_with(start))
+                    commands.push_back(command);
+            }
+            command.clear();
+        }
+        return commands;
+    }
+
+    // Issue 18: the README's own usage (`cc -o simp examples/simp.c ... -Wa,-adhln=simp.lis`) links
+    // the compiler's temporary object /tmp/ccXXXXXX.o, not simp.o; the listing is matched to it by
+    // its source and its section sizes, and the report has its program text.
+    TEST(ListingReport, TheReadmeUsageGetsItsProgramText)
+    {
+        const std::vector<std::string> commands
+            = readmeCommands({ "cc ", "PPE_ON=1 ./simp", "ppeout simp.map simp.ppe simp.ppl simp.lis" });
+        ASSERT_EQ(commands.size(), 3u) << "README.md's Usage block changed";
+        TempDir dir;
+        std::filesystem::create_directory(dir.file("examples"));
+        std::filesystem::copy_file(kSources + "/simp.c", dir.file("examples/simp.c"));
+        const std::string libraries = std::filesystem::path(PPE_LIBRARY).parent_path().string();
+        const std::string tools = std::filesystem::path(PPEOUT).parent_path().string();
+        const std::vector<EnvChange> env = { { "LIBRARY_PATH", libraries }, { "LD_LIBRARY_PATH", libraries },
+            { "PATH", tools + ":" + std::getenv("PATH") } };
+        RunResult last;
+        for (const std::string& command : commands) {
+            last = runProgram({ "/bin/sh", "-c", command }, env, dir.path());
+            ASSERT_EQ(last.status, 0) << command << "\n" << last.err;
+        }
+        EXPECT_EQ(last.err.find("warning"), std::string::npos) << last.err;
+        const std::string report = readFile(dir.file("simp.ppl"));
+        const std::vector<ModuleText> text = programText(report);
+        ASSERT_EQ(text.size(), 1u) << report;
+        EXPECT_EQ(text[0].origin, "listing simp.lis") << report;
+        EXPECT_EQ(text[0].name.find("simp.c (cc"), 0u) << "named after its source: " << text[0].name;
+        EXPECT_NE(busiest(text[0].rows).text.find("num % cnt"), std::string::npos) << report;
+    }
+
+    // A profile of one of the C++ template programs, formatted with its map and listing.
+    struct CxxReport {
+        RunResult out;
+        std::vector<Row> rows;
+    };
+
+    CxxReport cxxReport(TempDir& dir, const std::string& variant)
+    {
+        const std::string program = std::string(PPE_CXX_TEMPLATES) + "_" + variant;
+        const RunResult run
+            = runProgram({ PPE_LAUNCHER, "-o", dir.file("t.ppe"), "--mode", "cpu", program, "100000000" });
+        EXPECT_EQ(run.status, 0) << run.err;
+        const RunResult out = runProgram(
+            { PPEOUT, program + ".map", dir.file("t.ppe"), "-", program + ".lis", "--line-threshold", "5" });
+        EXPECT_EQ(out.status, 0) << out.err;
+        EXPECT_EQ(out.err.find("warning"), std::string::npos) << out.err;
+        return { out, moduleRows(out.out) };
+    }
+
+    // Issue 25: without -ffunction-sections the COMDAT sections of templates (.text._ZN...) belong
+    // to their unit's module, and the listing, whose _Rb_tree section names gas cut alike, is used.
+    TEST(CxxMapMode, TemplatesBelongToTheirUnitAndTheListingIsUsed)
+    {
+        TempDir dir;
+        const CxxReport r = cxxReport(dir, "plain");
+        ASSERT_FALSE(r.rows.empty()) << r.out.out;
+        EXPECT_EQ(r.rows[0].name, "cxx_templates.cc.o") << r.out.out;
+        EXPECT_GT(r.rows[0].percent, 95.0) << r.out.out;
+        for (const Row& row : r.rows)
+            EXPECT_FALSE(row.name.starts_with("_Z")) << row.name;
+        const std::vector<ModuleText> text = programText(r.out.out);
+        ASSERT_FALSE(text.empty()) << r.out.out;
+        EXPECT_EQ(text[0].origin.rfind("listing ", 0), 0u) << text[0].origin;
+        const int loop = lineOf(kSources + "/../test/e2e/cxx_templates.cc", "for (int i = 0; i < params->rounds");
+        EXPECT_GE(busiest(text[0].rows).line, loop) << "the template's loop is the busiest code";
+        EXPECT_LE(busiest(text[0].rows).line, loop + 5) << "the template's loop is the busiest code";
+    }
+
+    // With -ffunction-sections the function modules are demangled, the listing is placed, and each
+    // function's program text is its own lines with a few lines of heading, not its file from line 1.
+    TEST(CxxMapMode, FunctionModulesAreDemangledWithTheirOwnLines)
+    {
+        TempDir dir;
+        const CxxReport r = cxxReport(dir, "ffs");
+        ASSERT_GE(r.rows.size(), 3u) << r.out.out;
+        // Demangled, and shortened in the middle to keep the table aligned under 160 columns.
+        for (size_t i = 0; i < 3; ++i) {
+            EXPECT_EQ(r.rows[i].name.find("very_long_namespace_name_for_"), 0u) << r.rows[i].name;
+            EXPECT_NE(r.rows[i].name.find("..."), std::string::npos) << r.rows[i].name;
+            EXPECT_TRUE(r.rows[i].name.ends_with("SearchParameters*)")) << r.rows[i].name;
+        }
+        std::istringstream lines(r.out.out.substr(0, r.out.out.find("Program text.")));
+        for (std::string line; std::getline(lines, line);)
+            EXPECT_LT(line.size(), 160u) << line;
+        for (const Row& row : r.rows)
+            EXPECT_FALSE(row.name.starts_with("_Z")) << row.name;
+        const std::string source = kSources + "/../test/e2e/cxx_templates.cc";
+        const int opening = lineOf(source, "inlinedSearchLoopWithAVeryLongNameIndeed(SearchParameters");
+        const int closing = lineOf(source, "        return x;", opening) + 1;
+        const std::vector<ModuleText> text = programText(r.out.out);
+        ASSERT_GE(text.size(), 3u) << r.out.out;
+        for (size_t i = 0; i < 3; ++i) {
+            EXPECT_EQ(text[i].name.find("very_long_namespace_name_for_regular_expressions::"
+                                        "DeterministicFiniteAutomatonWithAVeryLongName<"),
+                0u)
+                << "the heading has the whole name: " << text[i].name;
+            EXPECT_EQ(text[i].origin.rfind("listing ", 0), 0u) << text[i].origin;
+            ASSERT_FALSE(text[i].rows.empty()) << text[i].name;
+            EXPECT_GE(text[i].rows.front().line, opening - 3) << text[i].name;
+            EXPECT_LE(text[i].rows.front().line, opening) << text[i].name;
+            EXPECT_EQ(text[i].rows.back().line, closing) << text[i].name;
+            EXPECT_EQ(text[i].files.size(), 1u) << text[i].name << ": its file once";
+        }
+    }
+
 } // namespace
 } // namespace ppe::testing

@@ -82,7 +82,8 @@ namespace {
             { { map, map, dir.file("o.ppl") }, "the order is MAP_FILE PPE_FILE OUTPUT" },
             { { map, "/nonexistent.ppe", dir.file("o.ppl") }, "/nonexistent.ppe: cannot open for reading" },
             { { map, kExamples + "/simp", dir.file("o.ppl") }, "binary data" },
-            { { map }, "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE OUTPUT" },
+            { { map },
+                "simp.map: not a ppe profile; expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT]" },
             { { map, dir.file("s.ppe") }, "s.ppe: a ppe profile, not an output file name" },
             { { map, dir.file("o.ppl") }, "not a ppe profile" },
             { { map, dir.file("s.ppe"), dir.file("s.ppe") }, "the output would replace an input" },
@@ -136,6 +137,128 @@ namespace {
             previous = r.accumulated;
         }
         EXPECT_GE(previous, 99.9) << report;
+    }
+
+    // A profile of simp, its text with the image renamed to a file that does not exist (so that only
+    // the range and the hits can tell a map's fit).
+    struct SimpProfile {
+        std::string withImage;
+        std::string withoutImage;
+    };
+
+    SimpProfile simpProfile(TempDir& dir)
+    {
+        const RunResult run = runProgram(
+            { kExamples + "/simp", "100000000000000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("s.ppe") } });
+        EXPECT_EQ(run.status, 0) << run.err;
+        const std::string text = readFile(dir.file("s.ppe"));
+        std::ofstream(dir.file("gone.ppe"), std::ios::binary)
+            << std::regex_replace(text, std::regex("\nimage \"[^\n]*"), "\nimage \"/nonexistent/simp\"");
+        return { dir.file("s.ppe"), dir.file("gone.ppe") };
+    }
+
+    // Issue 18: a map of another program, or of another build of the same program, is refused in one
+    // line naming both files, with no output; --ignore-map-mismatch formats it with a warning.
+    TEST(PpeoutTest, MapOfAnotherProgramOrBuildIsRefused)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        struct Case {
+            std::string map, profile, evidence;
+        };
+        const std::vector<Case> cases = {
+            { kExamples + "/ktest.map", profile.withImage, "code sections do not start and end where functions of" },
+            { std::string(PPE_SIMP_O1) + ".map", profile.withImage,
+                "code sections do not start and end where functions of" },
+            { kExamples + "/ktest.map", profile.withoutImage, "" },
+            { kExamples + "/mathlib.map", profile.withoutImage, "" },
+        };
+        for (const Case& c : cases) {
+            const RunResult r = runProgram({ PPEOUT, c.map, c.profile, dir.file("o.ppl") });
+            EXPECT_EQ(r.status, 1) << c.map << " " << c.profile << "\n" << r.err;
+            EXPECT_EQ(r.err.find("ppeout: error: " + c.map + ": not the map of the program " + c.profile), 0u) << r.err;
+            EXPECT_NE(r.err.find(c.evidence), std::string::npos) << r.err;
+            EXPECT_NE(r.err.find("--ignore-map-mismatch"), std::string::npos) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_FALSE(fileExists(dir.file("o.ppl")));
+        }
+        const RunResult forced
+            = runProgram({ PPEOUT, "--ignore-map-mismatch", kExamples + "/ktest.map", profile.withImage, "-" });
+        EXPECT_EQ(forced.status, 0) << forced.err;
+        EXPECT_NE(forced.err.find("ppeout: warning: " + kExamples + "/ktest.map: not the map of the program"),
+            std::string::npos)
+            << forced.err;
+        EXPECT_NE(forced.out.find("PPE - STATISTIC PRINTOUT"), std::string::npos);
+    }
+
+    // The right map passes the same checks, with and without the image.
+    TEST(PpeoutTest, MapOfTheProfilesBuildIsAccepted)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        for (const std::string& ppe : { profile.withImage, profile.withoutImage }) {
+            const RunResult r = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-" });
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.err.find("not the map"), std::string::npos) << r.err;
+        }
+    }
+
+    // Issue 18: --by function with a map was silently ignored; now the map's units are split into
+    // the image's functions, and the unit's listing gives each its lines. Without the image it is
+    // refused in words.
+    TEST(PpeoutTest, ByFunctionWithAMapGivesFunctionsInsideEachUnit)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        const RunResult r = runProgram(
+            { PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withImage, "-", kExamples + "/simp.lis" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::vector<Row> rows = moduleRows(r.out);
+        ASSERT_FALSE(rows.empty()) << r.out;
+        EXPECT_EQ(rows[0].name, "sd (simp.c.o)") << r.out;
+        EXPECT_GT(rows[0].percent, 90.0) << r.out;
+        const std::vector<ModuleText> text = programText(r.out);
+        ASSERT_FALSE(text.empty()) << r.out;
+        EXPECT_EQ(text[0].name, "sd (simp.c.o)");
+        EXPECT_EQ(text[0].origin, "listing " + kExamples + "/simp.lis");
+        const int opening = lineOf(std::string(PPE_EXAMPLES_SOURCE) + "/simp.c", "ordinal sd(ordinal num)");
+        ASSERT_FALSE(text[0].rows.empty());
+        EXPECT_LE(text[0].rows.front().line, opening) << "its own lines, from its heading";
+        const int main = lineOf(std::string(PPE_EXAMPLES_SOURCE) + "/simp.c", "int main(");
+        EXPECT_LT(text[0].rows.back().line, main) << "its own lines, not the whole file";
+
+        const RunResult gone = runProgram(
+            { PPEOUT, "--by", "function", kExamples + "/simp.map", profile.withoutImage, dir.file("o.ppl") });
+        EXPECT_EQ(gone.status, 1);
+        EXPECT_EQ(gone.err.find("ppeout: error: --by function with a map takes the functions from the symbols of "
+                                "/nonexistent/simp"),
+            0u)
+            << gone.err;
+        EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1) << gone.err;
+        EXPECT_FALSE(fileExists(dir.file("o.ppl")));
+    }
+
+    // Issues 18 and 25, the smaller ones: PPE_FILE alone goes to standard output; `ppeout s.c -`
+    // names s.c even where a file named "-" is a profile; a map that cannot be opened says why.
+    TEST(PpeoutTest, SmallerArgumentMistakesSayWhatIsWrong)
+    {
+        TempDir dir;
+        const SimpProfile profile = simpProfile(dir);
+        const RunResult alone = runProgram({ PPEOUT, profile.withImage });
+        EXPECT_EQ(alone.status, 0) << alone.err;
+        EXPECT_NE(alone.out.find("PPE - STATISTIC PRINTOUT"), std::string::npos) << alone.out;
+
+        std::filesystem::copy_file(profile.withImage, dir.file("-")); // left by `ppe -o -`
+        std::ofstream(dir.file("s.c")) << "int main(void) { return 0; }\n";
+        const RunResult source = runProgram({ PPEOUT, "s.c", "-" }, {}, dir.path());
+        EXPECT_EQ(source.status, 1);
+        EXPECT_EQ(source.err.find("ppeout: error: s.c:"), 0u) << source.err;
+        EXPECT_NE(source.err.find("not a ppe profile"), std::string::npos) << source.err;
+
+        const RunResult map = runProgram({ PPEOUT, dir.file("none.map"), profile.withImage, "-" });
+        EXPECT_EQ(map.status, 1);
+        EXPECT_NE(map.err.find("none.map: cannot open linker map: No such file or directory"), std::string::npos)
+            << map.err;
     }
 
     INSTANTIATE_TEST_SUITE_P(Linkers, LinkerTest, ::testing::Values("bfd", "gold", "lld", "mold"));

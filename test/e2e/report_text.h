@@ -11,6 +11,9 @@ struct Row {
     std::string name;
     double percent, error, accumulated, hits;
     uint64_t address = 0, size = 0;
+    double allPercent = 0; // the "All %" column: of all samples
+    bool split = false; // marked '*': hits from bins split between modules
+    bool severalRanges = false; // marked '+'
 };
 std::vector<Row> moduleRows(const std::string& report);
 std::string inRangeCount(const std::string& report);

@@ -53,6 +53,7 @@ fixture sections.x86_64-gcc-O2 x86 -adhln gcc -O2 sections.c
 fixture stats.x86_64-gcc-O2 x86 -adhln gcc -O2 stats.c
 fixture templates.x86_64-g++-O0 x86 -adhln g++ -O0 templates.cc
 fixture templates.x86_64-g++-O2 x86 -adhln g++ -O2 templates.cc
+fixture comdat.x86_64-g++-O2 x86 -adhln g++ -O2 comdat.cc
 fixture ktest.x86_64-gfortran-O0 x86 -adhln gfortran -O0 ktest.f90
 fixture ktest.x86_64-gfortran-O3 x86 -adhln gfortran -O3 ktest.f90
 

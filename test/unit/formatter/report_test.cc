@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace ppe::formatter {
 namespace {
 
@@ -132,7 +134,7 @@ namespace {
         EXPECT_NE(text.find("System count           123 |"), std::string::npos) << text;
         EXPECT_NE(text.find("User time 12.50% "), std::string::npos) << text;
         EXPECT_NE(text.find("a.o           33.33 +-  4.44"), std::string::npos) << text;
-        EXPECT_NE(text.find("(no module)   55.55 +-  6.66                   7"), std::string::npos) << text;
+        EXPECT_NE(text.find("(no module)   55.55 +-  6.66                            7\n"), std::string::npos) << text;
         EXPECT_NE(text.find("libz.so                11.11 +-  2.22           9"), std::string::npos) << text;
         EXPECT_NE(text.find("(no function)        77.77 +-  8.88           3"), std::string::npos) << text;
     }
@@ -142,6 +144,42 @@ namespace {
 
 namespace ppe::formatter {
 namespace {
+
+    // Issue 18: the % of all samples beside the in-range %, split rows marked with their split hits
+    // and a wider error, units with several ranges marked, and the heading says which time.
+    TEST(ModuleRows, AllSamplesSplitHitsAndRanges)
+    {
+        Profile p = testing::profileWith({ { 0x1000, 40 }, { 0x1010, 20 }, { 0x1040, 40 } }, 16);
+        p.total = 200;
+        // a.o owns 0x1000-0x1018 and 0x1040-0x1050; b.o 0x1018-0x1040: the bin at 0x1010 is split 8:8.
+        const std::vector<CodeModule> modules
+            = { { "a.o", { { 0x1000, 0x1018 }, { 0x1040, 0x1050 } } }, { "b.o", { { 0x1018, 0x1040 } } } };
+        const Report r = buildReport(p, modules);
+        ASSERT_EQ(r.modules.size(), 2u);
+        const ModuleRow& a = r.modules[0];
+        EXPECT_DOUBLE_EQ(a.hits, 90.0);
+        EXPECT_DOUBLE_EQ(a.percentOfAll, 45.0) << "90 of all 200 samples";
+        EXPECT_DOUBLE_EQ(a.splitHits, 10.0);
+        EXPECT_EQ(a.ranges, 2u);
+        EXPECT_DOUBLE_EQ(a.error, splitErrorPercent(90, 10, 100));
+        EXPECT_NEAR(a.error, std::sqrt(9.0 + 100.0 / 12.0), 1e-9) << "binomial 3.00, split 10% / sqrt(12)";
+        const ModuleRow& b = r.modules[1];
+        EXPECT_DOUBLE_EQ(b.splitHits, 10.0);
+        EXPECT_EQ(b.ranges, 1u);
+        EXPECT_FALSE(r.cpuTime);
+        const std::string text = renderTextReport(r);
+        EXPECT_NE(text.find("DECREASING REAL TIME"), std::string::npos) << text;
+        EXPECT_NE(text.find("Time % +- error    All %   Acc %"), std::string::npos) << text;
+        EXPECT_NE(text.find(fmt::format(
+                      "a.o           90.00 +- {:5.2f}*   45.00   90.00          90        1000+        40", a.error)),
+            std::string::npos)
+            << text;
+        EXPECT_NE(text.find("   * 20 hits of these rows came from bins split between modules"), std::string::npos)
+            << text;
+        EXPECT_NE(text.find("   + code in several address ranges"), std::string::npos) << text;
+        p.mode = SampleMode::Cpu;
+        EXPECT_NE(renderTextReport(buildReport(p, modules)).find("DECREASING CPU TIME"), std::string::npos);
+    }
 
     TEST(SharedObjectRows, FunctionsFromOffsetsWithErrorsAndNotes)
     {

@@ -21,7 +21,7 @@ namespace {
         ASSERT_FALSE(object.empty());
         std::set<std::string> matched;
         for (const auto& [section, size] : object) {
-            std::string name = listedName(listing, section);
+            std::string name = listedName(listing, section, size);
             ASSERT_FALSE(name.empty()) << section;
             matched.insert(name);
             EXPECT_TRUE(sectionSizeAgrees(listing, name, size))

@@ -30,6 +30,7 @@ const std::vector<std::string>& fixtureNames()
         "stats.x86_64-gcc-O2",
         "templates.x86_64-g++-O0",
         "templates.x86_64-g++-O2",
+        "comdat.x86_64-g++-O2",
         "ktest.x86_64-gfortran-O0",
         "ktest.x86_64-gfortran-O3",
         "simp.x86_64-clang-O2",
@@ -57,12 +58,13 @@ Listing parseFixture(const std::string& name)
     return listing.ok() ? std::move(listing.value()) : Listing {};
 }
 
-std::string listedName(const Listing& listing, const std::string& objectSection)
+std::string listedName(const Listing& listing, const std::string& objectSection, std::optional<uint64_t> size)
 {
     if (listing.sectionSizes.contains(objectSection))
         return objectSection;
     for (const std::string& cut : listing.truncatedSections) {
-        if (objectSection.rfind(cut, 0) == 0)
+        const bool sized = !size || sectionSizeAgrees(listing, cut, *size);
+        if (objectSection.starts_with(cutSectionPrefix(listing, cut)) && sized)
             return cut;
     }
     return "";
@@ -114,7 +116,7 @@ Agreement compareWithLineTable(const Listing& listing, const std::vector<LineSeq
 {
     Agreement agreement;
     for (const LineSequence& sequence : table) {
-        std::string section = listedName(listing, sequence.section);
+        std::string section = listedName(listing, sequence.section, sequence.end);
         for (size_t i = 0; i < sequence.rows.size(); ++i) {
             const LineRow& row = sequence.rows[i];
             uint64_t next = i + 1 < sequence.rows.size() ? sequence.rows[i + 1].address : sequence.end;

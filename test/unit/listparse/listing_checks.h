@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,10 @@ Listing parseFixture(const std::string& name);
 
 // The name the listing knows an object's section by: the same, or the prefix the listing cut it
 // to (Listing::truncatedSections); "" when the listing does not have the section.
-std::string listedName(const Listing& listing, const std::string& objectSection);
+// The listing's name for an object section: the same, or a cut name that is a prefix of it; of
+// the cut names a C++ listing numbers (NAME, NAME#2...), the one of `size` when given.
+std::string listedName(
+    const Listing& listing, const std::string& objectSection, std::optional<uint64_t> size = std::nullopt);
 
 // The range holding `offset` of `section`, or nullptr.
 const CodeRange* rangeAt(const Listing& listing, const std::string& section, uint64_t offset);

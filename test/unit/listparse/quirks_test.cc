@@ -279,4 +279,20 @@ TEST(SourceLinesOnly, AtO0TheyGiveTheSameLinesAsLoc)
     }
 }
 
+// Issue 25: gas cuts `.section` lines at 99 characters, so two COMDAT sections of one class template
+// (AVeryLong...IdE5firstEi, ...IdE6secondEi) are listed under one name. Where the code starts (offset
+// 0 again) tells them apart: NAME and NAME#2, each with its own size, in the object's order.
+TEST(Quirks, CutSectionNamesThatCollideAreNumbered)
+{
+    const Listing listing = parseFixture("comdat.x86_64-g++-O2");
+    ASSERT_EQ(listing.truncatedSections.size(), 2u);
+    const std::string first = *listing.truncatedSections.begin();
+    const std::string second = first + "#2";
+    ASSERT_TRUE(listing.truncatedSections.contains(second));
+    EXPECT_EQ(cutSectionPrefix(listing, second), first);
+    EXPECT_EQ(cutSectionPrefix(listing, first), first);
+    EXPECT_EQ(listing.sectionSizes.at(first), 0x5u) << "first(int)";
+    EXPECT_EQ(listing.sectionSizes.at(second), 0x25u) << "second(int)";
+}
+
 } // namespace ppe::listparse::test

@@ -140,7 +140,7 @@ namespace {
     {
         const auto parsed = readLinkMap(mapsDir() + "/no-such.map");
         ASSERT_FALSE(parsed);
-        EXPECT_EQ(parsed.error().str(), mapsDir() + "/no-such.map: cannot open linker map");
+        EXPECT_EQ(parsed.error().str(), mapsDir() + "/no-such.map: cannot open linker map: No such file or directory");
     }
 
     TEST(BadInput, GnuLdMapWithoutItsOutputLine)

@@ -97,6 +97,15 @@ namespace {
         expectStartFiles(m_map, GetParam());
     }
 
+    // Issue 18: ppeout names the file a map was written for when it refuses the map.
+    TEST_P(FixtureTest, NamesItsOutputFileWhereTheLinkerWritesIt)
+    {
+        if (GetParam().dialect() == Dialect::GnuLd)
+            EXPECT_EQ(m_map.outputFile, GetParam().program + "-" + GetParam().variant + ".gnuld") << GetParam().file;
+        else
+            EXPECT_EQ(m_map.outputFile, "") << "only GNU ld's map names its output";
+    }
+
     void expectOnlyCode(const LinkMap& map)
     {
         for (const Module& m : map.modules) {

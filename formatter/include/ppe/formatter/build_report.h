@@ -13,6 +13,12 @@ namespace ppe::formatter {
 // 100 * sqrt(p (1 - p) / n) with p = hits / n: PPE's error column.
 double binomialErrorPercent(double hits, double n);
 
+// The error of a share with `splitHits` of its `hits` from bins split by bytes between it and
+// other owners: the split hits could belong to either, so their part is taken as uniform on
+// [0, splitHits] (standard deviation splitHits / sqrt(12)) and added in quadrature to the binomial
+// error. Percent of `n`.
+double splitErrorPercent(double hits, double splitHits, double n);
+
 // `hits` as a share of `n`: percent and binomial error.
 Share shareOf(double hits, double n);
 

@@ -29,6 +29,13 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
 size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules,
     std::vector<LineTable>& tables, std::vector<std::vector<std::string>>& baseDirs);
 
+// A map's units split into the image's functions (--by function with a map): each function's code
+// inside a unit becomes a module "NAME (UNIT)" whose unitOf is the unit's (so that the unit's
+// listing serves it); what no function owns (padding) stays with the unit. Function modules of a
+// -ffunction-sections map are left as they are.
+void splitUnitsByFunctions(
+    const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules, std::vector<size_t>& unitOf);
+
 // A shared object's functions and segments, for its samples by file offset.
 ObjectCode objectCodeOf(const debuginfo::DebugInfo& info);
 

@@ -19,13 +19,14 @@ struct ReportRequest {
     std::vector<std::string> listings; // with a map: compiler listings, names or shell patterns
     std::string output; // where the report goes: never taken for a listing ("" or "-": nowhere)
     std::string exe; // the executable, or "" for the image the profile names
-    ModuleKind by = ModuleKind::Unit; // without a map: modules are compile units or functions
+    ModuleKind by = ModuleKind::Unit; // compile units or functions (with a map: its units split by the image's symbols)
     double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
     size_t topFunctions = 5; // functions listed per shared object
     std::vector<std::string> sourceDirs; // where else to look for program text
     std::vector<std::string> debugDirs; // where to look for split debug files before /usr/lib/debug
     bool ignoreBuildId = false; // use an executable of another build than the profile's
+    bool ignoreMapMismatch = false; // format with a map that does not fit the profile (map_check.h), warning
     bool verbose = false; // notes on which listing went where and what DWARF was used
 };
 

@@ -86,10 +86,15 @@ struct ModuleRow {
     std::string name;
     double hits = 0; // fractional when bins straddling modules were split
     double percent = 0; // of in-range hits
-    double error = 0; // binomial standard error, percent
+    // The binomial standard error, percent; for a row with split hits, widened by their
+    // uncertainty (splitErrorPercent, build_report.h).
+    double error = 0;
     double accumulated = 0; // percent of this and all rows above
-    uint64_t address = 0;
-    uint64_t size = 0;
+    uint64_t address = 0; // the lowest address of its code
+    uint64_t size = 0; // bytes of code, all its ranges
+    double percentOfAll = 0; // of all samples (Total count), to compare with perf's shares
+    double splitHits = 0; // hits from bins split between it and other modules (by bytes)
+    size_t ranges = 1; // address ranges of its code: more than 1 when others' code lies between
 };
 
 // One line of a module's program text in the line analysis.
@@ -99,6 +104,7 @@ struct LineRow {
     double hits = 0; // fractional when a bin straddled two lines
     double accumulated = 0; // percent of the module's hits from its first printed line to this one
     bool code = false; // the line has code in this module
+    double splitHits = 0; // of `hits`, from bins split between this line and other lines or modules
 };
 
 // The lines of one source file within a module's analysis: the module's own file first, then
@@ -118,6 +124,7 @@ struct ModuleLines {
     double hits = 0; // the module's hits (== its ModuleRow's)
     double withoutLine = 0; // hits on the module's code that no line owns
     double busiest = 0; // the hits of its busiest line: the bars are scaled to it
+    double splitHits = 0; // hits of its lines from bins split between lines or modules
     std::vector<FileLines> files;
 };
 
@@ -158,6 +165,7 @@ struct Report {
     std::vector<ModuleRow> modules; // decreasing hits; modules without hits are left out
     Share unattributed; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
+    bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<std::string> warnings;

@@ -52,8 +52,10 @@ struct Listing {
     // Sorted by file and line, one per line.
     std::vector<SourceLine> sourceLines;
     // Section names the listing cut at its text width (99 characters of a line): prefixes of the
-    // real names, to be matched as such. (A wider listing, -Wa,--listing-rhs-width, crashes gas
-    // 2.40 on source lines longer than 100 characters.)
+    // real names, to be matched as such. A cut name that stands for several sections (C++ COMDAT
+    // sections with a long common prefix) is numbered in listing order: NAME, NAME#2, NAME#3
+    // (cutSectionPrefix gives NAME back); each has its own size and ranges. (A wider listing, -Wa,--listing-rhs-width,
+    // crashes gas 2.40 on source lines longer than 100 characters.)
     std::set<std::string> truncatedSections;
     // The code section current at the listing's last line when the listing leaves out debugging
     // directives ('d'): the hidden line that left it would show the padding some targets (ARC)
@@ -69,6 +71,9 @@ ppe::Result<Listing> parseListing(std::string_view text, std::string_view fileNa
 // A cheap look at the first lines: true when the text looks like a gas listing. Used to skip
 // the files a pattern matches that are not listings (the report itself, sources, maps).
 bool looksLikeListing(std::string_view text);
+
+// The prefix of the real section name a cut section name stands for: "NAME#2" -> "NAME".
+std::string_view cutSectionPrefix(const Listing& listing, std::string_view section);
 
 // True when a code section's size in the object (or the linker map) is what the listing shows,
 // allowing for end padding the listing cannot show (see Listing::openSection).

@@ -38,6 +38,7 @@ struct Module {
 struct LinkMap {
     Dialect dialect = Dialect::GnuLd;
     std::vector<Module> modules; // code modules only, sorted by start address
+    std::string outputFile; // the file the link wrote, where the map names it (GNU ld's OUTPUT line), else ""
 };
 
 // Parses the text of a linker map. Only code counts: input sections named .text, .text.*,
