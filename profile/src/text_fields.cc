@@ -1,23 +1,13 @@
 #include "ppe/profile/text_fields.h"
 
 #include "ppe/core/civil_time.h"
+#include "ppe/support/hex_digit.h"
 
 #include <charconv>
 
 namespace ppe {
 
 namespace {
-
-    int hexValue(char c)
-    {
-        if (c >= '0' && c <= '9')
-            return c - '0';
-        if (c >= 'a' && c <= 'f')
-            return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-            return c - 'A' + 10;
-        return -1;
-    }
 
     // Reads a quoted token starting at line[i] == '"'; advances i past the closing quote.
     std::optional<std::string> readQuoted(std::string_view line, size_t& i)
@@ -42,8 +32,8 @@ namespace {
                 out += '\t';
             else if (e == '\\' || e == '"')
                 out += e;
-            else if (e == 'x' && i + 2 < line.size() && hexValue(line[i + 1]) >= 0 && hexValue(line[i + 2]) >= 0) {
-                out += char(hexValue(line[i + 1]) * 16 + hexValue(line[i + 2]));
+            else if (e == 'x' && i + 2 < line.size() && hexDigit(line[i + 1]) >= 0 && hexDigit(line[i + 2]) >= 0) {
+                out += char(hexDigit(line[i + 1]) * 16 + hexDigit(line[i + 2]));
                 i += 2;
             } else
                 return std::nullopt;
@@ -141,7 +131,7 @@ std::optional<std::string> parseBuildId(std::string_view text)
     if (text.empty() || text.size() % 2)
         return std::nullopt;
     for (char c : text) {
-        if (hexValue(c) < 0 || (c >= 'A' && c <= 'F'))
+        if (hexDigit(c) < 0 || (c >= 'A' && c <= 'F'))
             return std::nullopt;
     }
     return std::string(text);

@@ -2,6 +2,8 @@
 // travel as hex digits.
 #pragma once
 
+#include "ppe/support/hex_digit.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,8 +11,7 @@
 
 namespace ppe::gdbremote {
 
-// The value of one hex digit, or -1.
-int hexDigit(char c);
+using ppe::hexDigit; // the value of one hex digit, or -1
 bool isHex(std::string_view text);
 std::string toHex(std::string_view bytes);
 // Hex digits to bytes; nothing for an odd length or a non-hex digit.
