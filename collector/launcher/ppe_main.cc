@@ -130,6 +130,8 @@ fs::path findLibrary(const Options& o, const char* argv0)
 void exportSettings(const Options& o)
 {
     setenv("PPE_ON", "1", 1);
+    if (o.output == "-")
+        fail(kUsageError, "-o -: the profile is written when the program ends, to a file; give its name");
     if (o.output)
         setenv("PPE_OUT", o.output->c_str(), 1);
     if (o.mem)

@@ -41,6 +41,19 @@ namespace {
         return TimerChoice::Auto;
     }
 
+    // PPE's 0 (real time) and 1 (CPU time), or the launcher's words for them.
+    SampleMode readMode(LookupFn lookup, WarnFn warn)
+    {
+        const char* text = lookup("PPE_MODE");
+        if (text && same(text, "real"))
+            return SampleMode::Real;
+        if (text && same(text, "cpu"))
+            return SampleMode::Cpu;
+        uint64_t mode = 0;
+        readNumber(lookup, warn, "PPE_MODE", 0, 1, "0", &mode);
+        return SampleMode(mode);
+    }
+
 } // namespace
 
 Config readConfig(LookupFn lookup, WarnFn warn)
@@ -56,9 +69,7 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     }
     readNumber(lookup, warn, "PPE_MEM", 1, kMaxPages, "2048", &config.pages);
     readNumber(lookup, warn, "PPE_INT", kMinInterval, kMaxInterval, "5000", &config.interval);
-    uint64_t mode = 0;
-    readNumber(lookup, warn, "PPE_MODE", 0, 1, "0", &mode);
-    config.mode = SampleMode(mode);
+    config.mode = readMode(lookup, warn);
     config.timer = readTimer(lookup, warn);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
     return config;

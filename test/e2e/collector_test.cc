@@ -487,6 +487,16 @@ namespace {
         EXPECT_EQ(none.status, 125);
     }
 
+    // `-o -` used to leave a file named `-` (issue 25): it is refused before the program runs.
+    TEST_F(CollectorTest, LauncherRefusesOutputToStandardOutput)
+    {
+        const RunResult dash = runProgram({ PPE_LAUNCHER, "-o", "-", "sh", "-c", "echo ran" }, {}, m_dir.path());
+        EXPECT_EQ(dash.status, 125);
+        EXPECT_EQ(dash.out, "") << "the program must not run";
+        EXPECT_NE(dash.err.find("ppe: error: -o -:"), std::string::npos) << dash.err;
+        EXPECT_FALSE(fileExists(m_dir.file("-")));
+    }
+
     TEST_F(CollectorTest, LauncherOptionsBecomeSettings)
     {
         const RunResult r = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("o.ppe"), "-m", "64", "-F", "1000", "--mode",

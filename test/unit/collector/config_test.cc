@@ -170,7 +170,16 @@ namespace {
         for (const BadValue& bad : kMalformed)
             expectOneWarning("PPE_MODE", bad, "0");
         expectOneWarning("PPE_MODE", { "2", ValueError::TooLarge }, "0");
-        expectOneWarning("PPE_MODE", { "cpu", ValueError::NotDecimal }, "0");
+        expectOneWarning("PPE_MODE", { "CPU", ValueError::NotDecimal }, "0");
+        expectOneWarning("PPE_MODE", { "wall", ValueError::NotDecimal }, "0");
+    }
+
+    // The launcher's words are taken too (issue 25: `PPE_MODE=cpu` was refused).
+    TEST(ReadConfig, PpeModeTakesTheWordsRealAndCpu)
+    {
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_MODE", "cpu" } }).mode, SampleMode::Cpu);
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_MODE", "real" } }).mode, SampleMode::Real);
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_MODE", "1" } }).mode, SampleMode::Cpu);
     }
 
     TEST(ReadConfig, SeveralBadValuesWarnOnceEach)
