@@ -1,6 +1,8 @@
 // ppe: run a program under the collector without relinking it, like `perf record` or `hpcrun`.
 // Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
 // program, so its exit status and signals are its own.
+#include "preload_check.h"
+
 #include "ppe/core/env_value.h"
 #include "ppe/core/limits.h"
 #include "ppe/core/output_file.h"
@@ -207,6 +209,8 @@ int main(int argc, char** argv)
         return recover(vm["recover"].as<std::string>(), o.output);
     if (program >= size_t(argc))
         fail(kUsageError, "no program to run (see ppe --help)");
+    if (const auto why = ppe::whyPreloadCannotReach(argv[program]))
+        fail(kCannotRun, "cannot profile " + *why);
     exportSettings(o);
     preload(findLibrary(o, argv[0]));
     execvp(argv[program], argv + program);

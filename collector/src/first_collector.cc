@@ -8,8 +8,6 @@ namespace ppe {
 
 namespace {
 
-    constexpr uint32_t kPpeNoteType = 0x50504531; // "PPE1"
-
     // Every copy of the collector carries this note.
     asm(".pushsection .note.ppe,\"a\",@note\n"
         ".balign 4\n"

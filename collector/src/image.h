@@ -28,6 +28,9 @@ bool findImageContaining(uintptr_t address, ObjectImage* image);
 // True when a PT_LOAD segment of the loaded object `info` holds `address`. Signal-safe.
 bool objectContains(const dl_phdr_info* info, uintptr_t address);
 
+// The note every copy of the collector carries (name "PPE", type "PPE1"; first_collector.cc).
+inline constexpr uint32_t kPpeNoteType = 0x50504531;
+
 // The descriptor of an ELF note.
 struct ElfNote {
     const uint8_t* desc;

@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <regex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ppe::testing {
 namespace {
@@ -485,6 +487,31 @@ namespace {
         EXPECT_NE(bad.err.find("ppe: error: --mem lots: not a positive decimal integer"), std::string::npos) << bad.err;
         const RunResult none = runProgram({ PPE_LAUNCHER });
         EXPECT_EQ(none.status, 125);
+    }
+
+    // A static executable without the collector, or one that runs set-user-ID as another user, cannot
+    // be preloaded: ppe used to run it and leave no profile and no word (issues 18, 25).
+    TEST_F(CollectorTest, LauncherSaysWhyItCannotReachStaticOrSetuidPrograms)
+    {
+        const RunResult stat = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("s.ppe"), PPE_STATIC_PLAIN, "return", "0" });
+        EXPECT_EQ(stat.status, 126);
+        EXPECT_NE(stat.err.find("is statically linked: LD_PRELOAD cannot reach it"), std::string::npos) << stat.err;
+        EXPECT_NE(stat.err.find("-l:libppe.a"), std::string::npos) << stat.err;
+        EXPECT_FALSE(fileExists(m_dir.file("s.ppe")));
+        // A static program that carries the collector is profiled as before.
+        const RunResult linked
+            = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("f.ppe"), example("simp_fullstatic"), "1000003" });
+        EXPECT_EQ(linked.status, 0) << linked.err;
+        EXPECT_TRUE(fileExists(m_dir.file("f.ppe"))) << linked.err;
+        if (geteuid() != 0)
+            GTEST_SKIP() << "the set-user-ID case needs root (to give a copy to another owner)";
+        const std::string copy = m_dir.file("suid");
+        ASSERT_EQ(runProgram({ "cp", example("simp_plain"), copy }).status, 0);
+        ASSERT_EQ(chown(copy.c_str(), 65534, 65534), 0) << std::strerror(errno);
+        ASSERT_EQ(chmod(copy.c_str(), 04755), 0) << std::strerror(errno);
+        const RunResult suid = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("u.ppe"), copy, "1003" });
+        EXPECT_EQ(suid.status, 126);
+        EXPECT_NE(suid.err.find("set-user-ID or set-group-ID as another user"), std::string::npos) << suid.err;
     }
 
     // `-o -` used to leave a file named `-` (issue 25): it is refused before the program runs.
