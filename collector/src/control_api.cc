@@ -134,8 +134,12 @@ int closeSharedObject(void* handle, int (*realDlclose)(void*))
 
 extern "C" {
 
+extern void* const ppe_archive_links[]; // archive_links.cc: what a static link must bring along
+
 void ppe_load(void)
 {
+    // Refers to the table so that linking ppe_load out of libppe.a links the table too.
+    asm volatile("" : : "r"(ppe_archive_links));
     static bool loaded = false;
     if (loaded)
         return;
