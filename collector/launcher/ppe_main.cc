@@ -31,6 +31,7 @@ constexpr int kNotFound = 127;
 
 struct Options {
     std::optional<std::string> output, mem, interval, frequency, mode, timer, lib, checkpoint;
+    bool noChildren = false;
 };
 
 // Boost 1.74 cannot store into std::optional: read the strings back from the variables map.
@@ -42,14 +43,16 @@ Options optionsFrom(const po::variables_map& vm)
         return vm[name].as<std::string>();
     };
     return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
-        get("lib"), get("checkpoint") };
+        get("lib"), get("checkpoint"), vm.count("no-children") > 0 };
 }
 
 po::options_description describeOptions()
 {
     po::options_description d("Options (before PROG)");
-    d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")(
-        "output,o", po::value<std::string>()->value_name("FILE"), "profile file (PPE_OUT); default PROG.ppe")("mem,m",
+    d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")("output,o",
+        po::value<std::string>()->value_name("FILE|DIR/"),
+        "profile file, or a directory for PROG.ppe (PPE_OUT); default PROG.ppe in the current directory")(
+        "no-children", "profile only PROG, not the programs it runs (PPE_CHILDREN=0)")("mem,m",
         po::value<std::string>()->value_name("PAGES"),
         ("histogram budget in 512-byte pages (PPE_MEM, " + std::to_string(ppe::kDefaultPages) + ")").c_str())(
         "interval,i", po::value<std::string>()->value_name("N"),
@@ -129,13 +132,37 @@ fs::path findLibrary(const Options& o, const char* argv0)
     fail(kCannotRun, std::string("cannot find libppe.so next to ") + argv0 + "; use --lib PATH");
 }
 
+// PPE_OUT for the launched program, checked now rather than at the end of a long job: -o as given
+// (a directory, existing or written with a final '/', gets PROG.ppe inside it), else PPE_OUT as
+// set in the environment, else the current
+// directory, as perf.data and gmon.out go there. The programs PROG runs write CHILD.PID.ppe beside.
+std::string outputSetting(std::optional<std::string> output)
+{
+    if (const char* set = getenv("PPE_OUT"); !output && set && *set)
+        output = set; // the environment's PPE_OUT, when -o is not given
+    if (!output)
+        return fs::current_path().string() + "/";
+    if (*output == "-" || output->empty())
+        fail(kUsageError, "-o " + *output + ": the profile is written to a file when the program ends; give its name");
+    std::error_code ec;
+    if (output->back() == '/' || fs::is_directory(*output, ec)) {
+        if (!fs::is_directory(*output, ec))
+            fail(kUsageError, "-o " + *output + ": no such directory");
+        return output->back() == '/' ? *output : *output + "/";
+    }
+    const fs::path parent = fs::absolute(*output, ec).parent_path();
+    if (!fs::is_directory(parent, ec))
+        fail(kUsageError, "-o " + *output + ": no such directory " + parent.string());
+    return *output;
+}
+
 void exportSettings(const Options& o)
 {
     setenv("PPE_ON", "1", 1);
-    if (o.output == "-")
-        fail(kUsageError, "-o -: the profile is written when the program ends, to a file; give its name");
-    if (o.output)
-        setenv("PPE_OUT", o.output->c_str(), 1);
+    setenv("PPE_OUT", outputSetting(o.output).c_str(), 1);
+    setenv("PPE_LAUNCHED", std::to_string(getpid()).c_str(), 1); // exec keeps the pid
+    if (o.noChildren)
+        setenv("PPE_CHILDREN", "0", 1);
     if (o.mem)
         setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, ppe::kMaxPages).c_str(), 1);
     if (o.interval && o.frequency)

@@ -72,6 +72,9 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     config.mode = readMode(lookup, warn);
     config.timer = readTimer(lookup, warn);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
+    readNumber(lookup, warn, "PPE_LAUNCHED", 1, UINT64_MAX, "not launched", &config.launchedPid);
+    const char* children = lookup("PPE_CHILDREN");
+    config.children = !children || !same(children, "0");
     return config;
 }
 

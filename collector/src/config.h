@@ -19,9 +19,12 @@ struct Config {
     TimerChoice timer = TimerChoice::Auto; // PPE_TIMER
     uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
+    uint64_t launchedPid = 0; // PPE_LAUNCHED: the process `ppe` started (0: not under the launcher)
+    bool children = true; // PPE_CHILDREN=0: the programs it runs are not profiled
 };
 
-// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER and PPE_CHECKPOINT through `lookup` (getenv in the
+// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT and the launcher's
+// PPE_LAUNCHED and PPE_CHILDREN through `lookup` (getenv in the
 // collector; a table in tests), warning once per bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);

@@ -262,6 +262,10 @@ void load()
     g_ppe.config = readConfig([](const char* name) -> const char* { return getenv(name); }, warnValue);
     if (!g_ppe.config.enabled || !isFirstCollector())
         return;
+    // A program that the launched program ran (PPE_LAUNCHED names the launched process).
+    const bool descendant = g_ppe.config.launchedPid && g_ppe.config.launchedPid != uint64_t(getpid());
+    if (descendant && !g_ppe.config.children)
+        return;
     ObjectImage image;
     if (!findMainImage(&image)) {
         disabled("cannot find the code of the main executable");
@@ -270,7 +274,7 @@ void load()
     g_ppe.finalScratch = createOutputScratch();
     if (!g_ppe.finalScratch || !arm())
         return;
-    chooseOutputPath(g_ppe.config.output, image.path, g_ppe.basePath);
+    chooseOutputPath(g_ppe.config.output, image.path, descendant, g_ppe.basePath);
     copyString(g_ppe.outputPath, PATH_MAX, g_ppe.basePath);
     if (LiveProfile* live = prepareLive(image, image.codeStart, image.codeEnd, g_ppe.config.pages))
         start(live);

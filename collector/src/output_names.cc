@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ppe {
@@ -26,17 +27,71 @@ void appendTo(char* path, const char* text)
     copyString(path + used, PATH_MAX - used, text);
 }
 
-void chooseOutputPath(const char* wanted, const char* imagePath, char* path)
-{
-    if (!wanted) {
-        copyString(path, PATH_MAX, imagePath);
-        appendTo(path, ".ppe");
-    } else if (wanted[0] == '/' || !getcwd(path, PATH_MAX)) {
-        copyString(path, PATH_MAX, wanted);
-    } else {
+namespace {
+
+    const char* baseNameOf(const char* path)
+    {
+        const char* slash = std::strrchr(path, '/');
+        return slash ? slash + 1 : path;
+    }
+
+    bool namesDirectory(const char* path)
+    {
+        struct stat st { };
+        const size_t n = std::strlen(path);
+        return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    }
+
+    // `wanted` resolved against the current directory.
+    void absoluteName(const char* wanted, char* path)
+    {
+        if (wanted[0] == '/' || !getcwd(path, PATH_MAX)) {
+            copyString(path, PATH_MAX, wanted);
+            return;
+        }
         appendTo(path, "/");
         appendTo(path, wanted);
     }
+
+    // Keeps the directory part of `path` (through its last '/'), or makes it "./".
+    void keepDirectory(char* path)
+    {
+        char* slash = std::strrchr(path, '/');
+        if (slash)
+            slash[1] = '\0';
+        else
+            copyString(path, PATH_MAX, "./");
+    }
+
+} // namespace
+
+void chooseOutputPath(const char* wanted, const char* imagePath, bool descendant, char* path)
+{
+    if (!wanted) {
+        char beside[PATH_MAX];
+        copyString(beside, PATH_MAX, imagePath);
+        appendTo(beside, ".ppe");
+        if (descendant)
+            outputPathForChild(beside, path);
+        else
+            copyString(path, PATH_MAX, beside);
+        return;
+    }
+    absoluteName(wanted, path);
+    const bool directory = namesDirectory(path);
+    if (directory && path[std::strlen(path) - 1] != '/')
+        appendTo(path, "/");
+    if (!directory && !descendant)
+        return;
+    if (!directory)
+        keepDirectory(path);
+    appendTo(path, baseNameOf(imagePath));
+    if (descendant) {
+        char pid[24];
+        appendTo(path, ".");
+        appendTo(path, decimal(uint64_t(getpid()), pid, sizeof(pid)));
+    }
+    appendTo(path, ".ppe");
 }
 
 void outputPathForChild(const char* base, char* out)

@@ -15,8 +15,11 @@ const char* decimal(uint64_t value, char* buffer, size_t size);
 void appendTo(char* path, const char* text);
 
 // The profile's name: `wanted` (PPE_OUT, resolved against the current directory now: the program
-// may chdir before it ends) or IMAGE.ppe when `wanted` is nullptr. Not signal-safe (getcwd).
-void chooseOutputPath(const char* wanted, const char* imagePath, char* path);
+// may chdir before it ends), DIR/IMAGE_NAME.ppe when `wanted` is a directory (an existing one, or
+// a name ending in '/'), or IMAGE.ppe when `wanted` is nullptr. A `descendant` (a program that the
+// launched program ran) writes DIR/IMAGE_NAME.PID.ppe in the directory of `wanted` instead: its
+// own name, never the launched program's. Not signal-safe (getcwd, stat).
+void chooseOutputPath(const char* wanted, const char* imagePath, bool descendant, char* path);
 
 // NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an extension), for a forked child.
 // Signal-safe.

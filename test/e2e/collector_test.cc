@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -439,15 +440,25 @@ namespace {
             EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
     }
 
-    TEST_F(CollectorTest, DefaultOutputIsNextToTheExecutable)
+    // The launcher writes into the current directory, like perf.data and gmon.out (issue 18: as
+    // root, `ppe dd` wrote /usr/bin/dd.ppe); a linked program keeps PPE's "beside the executable".
+    TEST_F(CollectorTest, DefaultOutputIsTheCurrentDirectoryForTheLauncherBesideTheExecutableWhenLinked)
     {
         const std::string copy = m_dir.file("simp_copy");
         std::filesystem::copy_file(example("simp_plain"), copy);
         TempDir elsewhere;
-        const RunResult r = runProgram({ PPE_LAUNCHER, copy, "1000003" }, {}, elsewhere.path());
+        const RunResult r
+            = runProgram({ PPE_LAUNCHER, copy, "1000003" }, { { "PPE_OUT", "", true } }, elsewhere.path());
         EXPECT_TRUE(r.exited && r.status == 0) << r.err;
-        EXPECT_TRUE(readProfile(copy + ".ppe")) << r.err;
-        EXPECT_EQ(countLines(r.err, "ppe: output file is " + copy + ".ppe"), 1) << r.err;
+        EXPECT_TRUE(readProfile(elsewhere.file("simp_copy.ppe"))) << r.err;
+        EXPECT_FALSE(fileExists(copy + ".ppe"));
+        EXPECT_EQ(countLines(r.err, "ppe: output file is " + elsewhere.file("simp_copy.ppe")), 1) << r.err;
+        const std::string linked = m_dir.file("simp_linked");
+        std::filesystem::copy_file(example("simp"), linked);
+        const RunResult l
+            = runProgram({ linked, "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", "", true } }, elsewhere.path());
+        EXPECT_TRUE(l.exited && l.status == 0) << l.err;
+        EXPECT_TRUE(readProfile(linked + ".ppe")) << l.err;
     }
 
     TEST_F(CollectorTest, UnwritableDirectoryFallsBackToTheCurrentDirectory)
@@ -512,6 +523,39 @@ namespace {
         const RunResult suid = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("u.ppe"), copy, "1003" });
         EXPECT_EQ(suid.status, 126);
         EXPECT_NE(suid.err.find("set-user-ID or set-group-ID as another user"), std::string::npos) << suid.err;
+    }
+
+    // Files and processes under the launcher (issue 18): the output is checked before the program
+    // runs, its default is the current directory, and every program the launched one runs writes
+    // under its own name and pid (an exec'd `ls` used to write the launched program's file).
+    TEST_F(CollectorTest, LauncherNamesEveryProgramsOwnFile)
+    {
+        const RunResult missing = runProgram({ PPE_LAUNCHER, "-o", m_dir.file("none/"), "sh", "-c", "echo ran" });
+        EXPECT_EQ(missing.status, 125);
+        EXPECT_EQ(missing.out, "") << "the program must not run";
+        EXPECT_NE(missing.err.find("no such directory"), std::string::npos) << missing.err;
+        const std::string dir = m_dir.file("runs");
+        ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+        const char* script = "ls / >/dev/null; ls / >/dev/null; true";
+        const RunResult family = runProgram({ PPE_LAUNCHER, "-o", dir, "sh", "-c", script });
+        ASSERT_EQ(family.status, 0) << family.err;
+        std::vector<std::string> names;
+        for (const auto& entry : std::filesystem::directory_iterator(dir))
+            names.push_back(entry.path().filename().string());
+        ASSERT_EQ(names.size(), 3u) << ::testing::PrintToString(names);
+        const auto named = [&names](const char* pattern) {
+            return std::count_if(names.begin(), names.end(),
+                [&](const std::string& n) { return std::regex_match(n, std::regex(pattern)); });
+        };
+        EXPECT_EQ(named(R"((sh|dash|bash)\.ppe)"), 1) << ::testing::PrintToString(names);
+        EXPECT_EQ(named(R"(ls\.[0-9]+\.ppe)"), 2) << ::testing::PrintToString(names);
+        // --no-children: the launched program only; without -o, the current directory.
+        const std::string cwd = m_dir.file("cwd");
+        ASSERT_EQ(mkdir(cwd.c_str(), 0755), 0);
+        const RunResult only = runProgram({ PPE_LAUNCHER, "--no-children", "sh", "-c", script }, {}, cwd);
+        ASSERT_EQ(only.status, 0) << only.err;
+        const auto count = std::distance(std::filesystem::directory_iterator(cwd), {});
+        EXPECT_EQ(count, 1) << "only the launched program's profile, in the current directory";
     }
 
     // `-o -` used to leave a file named `-` (issue 25): it is refused before the program runs.
