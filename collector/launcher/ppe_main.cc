@@ -195,9 +195,9 @@ int recover(const std::string& live, const std::optional<std::string>& output)
     auto text = ppe::recoverLiveFile(live);
     if (!text)
         fail(1, text.error().str());
-    const std::string target = output ? *output : ppe::profilePathForLiveFile(live);
-    if (target.empty())
-        fail(kUsageError, live + ": not named NAME.PID.live; give the output with -o");
+    std::string target = output ? *output : ppe::profilePathForLiveFile(live);
+    if (target.empty()) // any other name: LIVE.ppe (without a .live ending)
+        target = (live.ends_with(".live") ? live.substr(0, live.size() - 5) : live) + ".ppe";
     const int error = ppe::writeOutputFile(target.c_str(), text->data(), text->size());
     if (error)
         fail(1, target + ": " + std::strerror(error));
@@ -208,7 +208,7 @@ int recover(const std::string& live, const std::optional<std::string>& output)
 void usage(const po::options_description& d)
 {
     std::cout << "usage: ppe [options] PROG [ARGS...]\n"
-                 "       ppe --recover NAME.ppe.PID.live [-o FILE]\n"
+                 "       ppe --recover LIVE [-o FILE]   (NAME.ppe.PID.live gives NAME.ppe, another LIVE.ppe)\n"
                  "Runs PROG with the ppe collector preloaded; the profile goes to PROG.ppe\n"
                  "(see `ppeout` to format it).\n\n"
               << d;

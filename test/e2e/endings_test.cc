@@ -118,6 +118,12 @@ namespace {
             EXPECT_LT(double(profile->total), 1.1 * expected) << killed.cpuSeconds << " s of CPU";
         }
         EXPECT_TRUE(fileExists(live)) << "recovery does not delete what it read";
+        // Any live file, whatever its name (issue 18: a renamed one was refused): LIVE.ppe.
+        const std::string renamed = dir.file("copied-from-node17.live");
+        std::filesystem::copy_file(live, renamed);
+        const RunResult other = runProgram({ PPE_LAUNCHER, "--recover", renamed });
+        ASSERT_EQ(other.status, 0) << other.err;
+        EXPECT_TRUE(readProfile(dir.file("copied-from-node17.ppe"))) << other.err;
         const RunResult bad = runProgram({ PPE_LAUNCHER, "--recover", PPE_ENDINGS, "-o", dir.file("x.ppe") });
         EXPECT_EQ(bad.status, 1);
         EXPECT_NE(bad.err.find("not a ppe live profile"), std::string::npos) << bad.err;
