@@ -359,10 +359,14 @@ namespace {
         t.overflow = p.counts[kAbove];
         t.underflow = p.counts[kBelow];
         const double total = p.total ? double(p.total) : 1.0;
-        t.userPercent = 100.0 * double(p.inRange() + t.underflow + t.overflow) / total;
-        t.systemPercent = 100.0 * double(t.system) / total;
+        t.programPercent = 100.0 * double(p.inRange() + t.underflow + t.overflow) / total;
+        t.librariesPercent = 100.0 * double(t.system) / total;
         t.otherPercent = 100.0 * double(t.other) / total;
         t.cpuSeconds = p.cpuUser + p.cpuSystem;
+        t.cpuUserPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuUser / t.cpuSeconds : 0;
+        t.cpuSystemPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuSystem / t.cpuSeconds : 0;
+        // perf's task-clock events exclude the kernel: system time has no samples at all.
+        t.unsampledKernelSeconds = p.mechanism == "perf-task-clock" ? p.cpuSystem : 0;
         t.intervalMs = double(p.interval) / 10000.0;
         t.lastAddress = p.rangeEnd - 1;
         t.rangeBytes = p.rangeEnd - p.rangeStart;

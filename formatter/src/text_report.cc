@@ -57,8 +57,13 @@ namespace {
         out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
             p.binWidth, p.maxBin);
         out += '\n';
-        out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}% Other time {:.2f}%\n",
-            t.cpuSeconds, t.userPercent, t.systemPercent, t.otherPercent);
+        out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}%\n", t.cpuSeconds, t.cpuUserPercent,
+            t.cpuSystemPercent);
+        out += fmt::format("Samples in the program {:.2f}%, in shared libraries {:.2f}%, elsewhere {:.2f}%\n",
+            t.programPercent, t.librariesPercent, t.otherPercent);
+        if (t.unsampledKernelSeconds >= 0.005)
+            out += fmt::format("The {:.2f} s of system time have no samples: {} samples user time only\n",
+                t.unsampledKernelSeconds, p.mechanism);
     }
 
     // Names wider than this are shortened in the middle in the tables, so that the numbers stay

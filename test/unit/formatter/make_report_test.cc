@@ -52,8 +52,8 @@ namespace {
         // The numbers of ktest-lines.ppl.
         EXPECT_EQ(r->profile.total, 2068u);
         EXPECT_EQ(r->totals.system, 2u);
-        EXPECT_EQ(
-            fmt::format("{:.2f} {:.2f} {:.2f}", r->totals.userPercent, r->totals.systemPercent, r->totals.otherPercent),
+        EXPECT_EQ(fmt::format("{:.2f} {:.2f} {:.2f}", r->totals.programPercent, r->totals.librariesPercent,
+                      r->totals.otherPercent),
             "99.90 0.10 0.00");
         EXPECT_EQ(r->totals.lastAddress, 0x1517u);
         EXPECT_EQ(r->totals.rangeBytes, 5400u);

@@ -101,10 +101,13 @@ namespace {
         EXPECT_EQ(r.totals.other, 50u);
         EXPECT_EQ(r.totals.overflow, 40u);
         EXPECT_EQ(r.totals.underflow, 10u);
-        EXPECT_DOUBLE_EQ(r.totals.userPercent, 75.0) << "in range, above and below";
-        EXPECT_DOUBLE_EQ(r.totals.systemPercent, 20.0);
+        EXPECT_DOUBLE_EQ(r.totals.programPercent, 75.0) << "in range, above and below";
+        EXPECT_DOUBLE_EQ(r.totals.librariesPercent, 20.0);
         EXPECT_DOUBLE_EQ(r.totals.otherPercent, 5.0);
         EXPECT_DOUBLE_EQ(r.totals.cpuSeconds, 1.75);
+        // The CPU time split is getrusage's (issue 18: it was the program/libraries split).
+        EXPECT_NEAR(r.totals.cpuUserPercent, 100.0 * 1.5 / 1.75, 1e-9);
+        EXPECT_NEAR(r.totals.cpuSystemPercent, 100.0 * 0.25 / 1.75, 1e-9);
         EXPECT_DOUBLE_EQ(r.totals.intervalMs, 0.5);
         EXPECT_EQ(r.totals.lastAddress, 0x1fffu);
         EXPECT_EQ(r.totals.rangeBytes, 0x1000u);
@@ -116,7 +119,7 @@ namespace {
         const Report r = buildReport(profileWith({}), { { "a.o", { { 0x1000, 0x1100 } } } });
         EXPECT_TRUE(r.modules.empty());
         EXPECT_DOUBLE_EQ(r.unattributed.percent, 0.0);
-        EXPECT_DOUBLE_EQ(r.totals.userPercent, 0.0);
+        EXPECT_DOUBLE_EQ(r.totals.programPercent, 0.0);
     }
 
     // The renderer prints the model's numbers as they are: it works none out.
@@ -124,7 +127,8 @@ namespace {
     {
         Report r = buildReport(profileWith({ { 0x1004, 90 } }), { { "a.o", { { 0x1000, 0x1010 } } } });
         r.totals.system = 123;
-        r.totals.userPercent = 12.5;
+        r.totals.cpuUserPercent = 12.5;
+        r.totals.librariesPercent = 3.25;
         r.modules[0].percent = 33.33;
         r.modules[0].error = 4.44;
         r.unattributed = Share { 7, 55.55, 6.66 };
@@ -133,6 +137,7 @@ namespace {
         const std::string text = renderTextReport(r);
         EXPECT_NE(text.find("System count           123 |"), std::string::npos) << text;
         EXPECT_NE(text.find("User time 12.50% "), std::string::npos) << text;
+        EXPECT_NE(text.find("in shared libraries 3.25%"), std::string::npos) << text;
         EXPECT_NE(text.find("a.o           33.33 +-  4.44"), std::string::npos) << text;
         EXPECT_NE(text.find("(no module)   55.55 +-  6.66                            7\n"), std::string::npos) << text;
         EXPECT_NE(text.find("libz.so                11.11 +-  2.22           9"), std::string::npos) << text;

@@ -72,10 +72,16 @@ struct Totals {
     uint64_t other = 0; // anonymous code, unknown places and lost samples
     uint64_t overflow = 0; // above the address range
     uint64_t underflow = 0; // below it
-    double userPercent = 0; // the executable (in range, above, below), % of all samples
-    double systemPercent = 0;
+    // Where the samples fell, % of all samples: the executable (in range, above, below), shared
+    // objects and the vDSO, the rest. Not the CPU time split, which getrusage gives below.
+    double programPercent = 0;
+    double librariesPercent = 0;
     double otherPercent = 0;
+    // The process's CPU time as getrusage measured it at the end (or the checkpoint).
     double cpuSeconds = 0; // user + system
+    double cpuUserPercent = 0; // % of cpuSeconds
+    double cpuSystemPercent = 0;
+    double unsampledKernelSeconds = 0; // system time the mechanism takes no samples of (perf-task-clock)
     double intervalMs = 0; // the sample interval
     uint64_t lastAddress = 0; // of the range, inclusive
     uint64_t rangeBytes = 0;
