@@ -15,6 +15,21 @@
 namespace ppe::testing {
 namespace {
 
+    // Time % and its binomial error recomputed from each row's Hits out of `n`, and Acc % never
+    // falling; returns the last Acc %.
+    double checkRowStatistics(const std::vector<Row>& rows, double n)
+    {
+        double previous = 0;
+        for (const Row& r : rows) {
+            EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
+            const double p = r.hits / n;
+            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
+            EXPECT_GE(r.accumulated, previous);
+            previous = r.accumulated;
+        }
+        return previous;
+    }
+
     const std::string kExamples = PPE_EXAMPLES_DIR;
 
     TEST(PpeoutTest, ModuleTableFromARealMapAndProfile)
@@ -29,15 +44,7 @@ namespace {
         ASSERT_FALSE(rows.empty()) << out.out;
         EXPECT_NE(rows[0].name.find("ktest"), std::string::npos) << out.out;
         const double n = std::stod(inRangeCount(out.out));
-        double previous = 0;
-        for (const Row& r : rows) {
-            // Time % and its error recomputed from the Hits column; Acc % climbs to 100.00.
-            EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
-            const double p = r.hits / n;
-            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
-            EXPECT_GE(r.accumulated, previous);
-            previous = r.accumulated;
-        }
+        const double previous = checkRowStatistics(rows, n);
         EXPECT_NEAR(previous, 100.0, 0.011) << "no hit outside the modules of the map";
     }
 
@@ -128,14 +135,7 @@ namespace {
         EXPECT_EQ(rows[0].name, "gram_") << report;
         EXPECT_EQ(rows[1].name, "mxm_") << report;
         EXPECT_EQ(rows[2].name, "bsort_") << report;
-        double previous = 0;
-        for (const Row& r : rows) {
-            EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
-            const double p = r.hits / n;
-            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
-            EXPECT_GE(r.accumulated, previous);
-            previous = r.accumulated;
-        }
+        const double previous = checkRowStatistics(rows, n);
         EXPECT_GE(previous, 99.9) << report;
     }
 
