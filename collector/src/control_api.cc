@@ -80,6 +80,7 @@ namespace {
             return -1;
         }
         recordSettings(interval, mode);
+        scanBlockedThreadsInRealTime();
         if (wasRunning)
             startPeriod();
         return 0;

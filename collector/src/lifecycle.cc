@@ -2,6 +2,7 @@
 // a histogram of the main executable's code, and writes NAME.ppe when the program ends.
 #include "lifecycle.h"
 
+#include "blocked_scan.h"
 #include "checkpoints.h"
 #include "collector_state.h"
 #include "first_collector.h"
@@ -11,6 +12,7 @@
 #include "retired_objects.h"
 #include "run_identity.h"
 #include "service_thread.h"
+#include "threads.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -43,6 +45,7 @@ namespace {
         if (!live || onServiceThread())
             return; // the collector's own thread is not the program
         recordSample(live->histogram, pc, weight);
+        countThreadSample(weight);
         timespec now {};
         clock_gettime(CLOCK_REALTIME_COARSE, &now);
         std::atomic_ref<int64_t>(live->file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
@@ -117,6 +120,8 @@ namespace {
     {
         ProfileRecord& r = *g_ppe.live.load(std::memory_order_acquire)->histogram.record;
         forgetRetiredObjects();
+        clearThreads();
+        clearBlockedScan();
         r.pid = uint64_t(getpid());
         r.parentPid = uint64_t(getppid());
         r.startTime = int64_t(time(nullptr));
@@ -164,6 +169,7 @@ namespace {
         const char* why = nullptr;
         if (!startCheckpoints(&why))
             say({ "no checkpoints: ", why });
+        scanBlockedThreadsInRealTime();
         startPeriod();
     }
 
@@ -191,6 +197,18 @@ LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t 
     }
     describeRun(*live->histogram.record, image, g_ppe.config, g_ppe.mechanism);
     return live;
+}
+
+bool scanningBlockedThreads()
+{
+    return g_ppe.config.mode == SampleMode::Real && g_ppe.mechanism != Mechanism::PosixTimer;
+}
+
+void scanBlockedThreadsInRealTime()
+{
+    const char* why = nullptr;
+    if (scanningBlockedThreads() && !startBlockedScan(g_ppe.config.interval * 100, &why))
+        say({ "blocked threads are not sampled: ", why });
 }
 
 void announce(const LiveProfile& live)
@@ -242,6 +260,7 @@ void finish(const char* reason)
     if (phase == Phase::Running)
         g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
     endCheckpoints();
+    waitForServiceJobs(2'000'000'000);
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
     const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
     char written[PATH_MAX];

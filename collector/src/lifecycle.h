@@ -26,6 +26,14 @@ bool arm();
 // described and with its live file. Says why and returns nullptr on failure. Not signal-safe.
 LiveProfile* prepareLive(const ObjectImage& image, uint64_t codeStart, uint64_t codeEnd, uint64_t pages);
 
+// Real-time mode with a CPU-time mechanism: blocked threads are sampled by the collector thread's
+// scan (blocked_scan.h). True when that applies to the current settings. Signal-safe.
+bool scanningBlockedThreads();
+
+// Starts that scan (or updates its interval) when scanningBlockedThreads(); says why it cannot.
+// Not signal-safe.
+void scanBlockedThreadsInRealTime();
+
 // Says the monitored range, the mechanism and the bin width. Signal-safe.
 void announce(const LiveProfile& live);
 

@@ -1,5 +1,6 @@
 #include "profile_output.h"
 
+#include "blocked_scan.h"
 #include "image.h"
 #include "messages.h"
 #include "ppe/core/histogram.h"
@@ -7,6 +8,7 @@
 #include "ppe/core/ppe_writer.h"
 #include "proc_maps.h"
 #include "retired_objects.h"
+#include "threads.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,6 +34,10 @@ struct OutputScratch {
     uint32_t objectPath[kMaxObjects]; // arena offset of each object's path
     uint8_t buildIds[kMaxObjects][kMaxBuildId];
     ObjectCountRecord hits[kPcTableSlots + kMaxRetiredHits];
+    ThreadRecord threads[kThreadSlots + 1];
+    RawBlocked rawBlocked[kBlockedSlots];
+    BlockedRecord blocked[kBlockedSlots];
+    ScanSummary scan;
 };
 
 OutputScratch* createOutputScratch()
@@ -129,6 +135,40 @@ namespace {
         }
     }
 
+    // A run-time address as the .ppe names it: in the monitored image, in a shared object (added
+    // to the objects if it took no sample), or as it is.
+    CodePlace placeOf(Attribution& a, const LiveProfile& live, uint64_t pc)
+    {
+        const Histogram& h = live.histogram;
+        if (!pc)
+            return CodePlace {};
+        if (pc >= h.imageStart && pc < h.imageEnd)
+            return CodePlace { CodePlace::Kind::Image, 0, pc - a.s->snapshot.loadBias };
+        const Mapping* m = findMapping(a.maps, pc);
+        const int object = categoryOf(a, m, live, pc) == kShared ? objectFor(a, m->path) : -1;
+        if (object < 0)
+            return CodePlace { CodePlace::Kind::Address, 0, pc };
+        return CodePlace { CodePlace::Kind::Object, uint32_t(object), pc - m->start + m->offset };
+    }
+
+    // Where blocked threads waited (real-time mode), most time first.
+    size_t placeBlocked(Attribution& a, const LiveProfile& live, bool haveMaps)
+    {
+        const size_t count = snapshotBlocked(a.s->rawBlocked, kBlockedSlots);
+        for (size_t i = 0; i < count; ++i) {
+            const RawBlocked& raw = a.s->rawBlocked[i];
+            BlockedRecord& b = a.s->blocked[i];
+            b = BlockedRecord { raw.syscall, raw.ns, raw.observations, {}, {} };
+            if (haveMaps) {
+                b.site = placeOf(a, live, raw.site);
+                b.caller = placeOf(a, live, raw.caller);
+            }
+        }
+        std::sort(a.s->blocked, a.s->blocked + count,
+            [](const BlockedRecord& x, const BlockedRecord& y) { return x.ns > y.ns; });
+        return count;
+    }
+
     void readObjectBuildIds(Attribution& a)
     {
         for (size_t i = 0; i < a.objectCount; ++i) {
@@ -142,7 +182,8 @@ namespace {
         }
     }
 
-    void attributeOutsidePcs(Attribution& a, const LiveProfile& live)
+    // Returns how many blocked places it wrote to the scratch.
+    size_t attributeOutsidePcs(Attribution& a, const LiveProfile& live)
     {
         const bool haveMaps = readMapsInto(a.s->maps, &a.maps);
         for (uint32_t i = 0; i < kPcTableSlots; ++i) {
@@ -156,11 +197,13 @@ namespace {
             }
             attribute(a, live, slot.pc, count);
         }
+        const size_t blocked = placeBlocked(a, live, haveMaps);
         readObjectBuildIds(a);
         addRetiredObjects(a);
         std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectCountRecord& x, const ObjectCountRecord& y) {
             return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
         });
+        return blocked;
     }
 
     uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
@@ -252,8 +295,10 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     if (status == ProfileStatus::Checkpoint && !(bins = frozen.freeze(record, bins)))
         return ENOMEM;
     Attribution a { s, {} };
-    attributeOutsidePcs(a, live);
-    const ProfileOutput output { &record, bins, s->objects, a.objectCount, s->hits, a.hitCount };
+    const size_t blocked = attributeOutsidePcs(a, live);
+    s->scan = blockedScanSummary();
+    const ProfileOutput output { &record, bins, s->objects, a.objectCount, s->hits, a.hitCount, s->threads,
+        snapshotThreads(s->threads, kThreadSlots + 1), s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
     copyString(written, PATH_MAX, path);
     int error = writeTo(written, output, s->writeBuffer, replacing);
     if (!error || !canFallBack(error))

@@ -1,5 +1,7 @@
 #include "sampler.h"
 
+#include "task_list.h"
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -49,7 +51,7 @@ namespace {
         bool haveTimer = false;
         std::atomic<bool> fanOutBusy { false };
         unsigned ticksSinceRefresh = kThreadRefreshTicks;
-        int threads[kMaxThreads] = {};
+        pid_t threads[kMaxThreads] = {};
         int threadCount = 0;
     };
 
@@ -82,43 +84,6 @@ namespace {
         unsigned long data;
         std::memcpy(&data, reinterpret_cast<const char*>(&info->si_addr) + sizeof(void*), sizeof(data));
         return data;
-    }
-
-    // ---- thread list for the real-time fan-out (signal-safe: raw syscalls only) ----
-
-    int parseTid(const char* name)
-    {
-        int tid = 0;
-        for (; *name; ++name) {
-            if (*name < '0' || *name > '9')
-                return 0;
-            tid = tid * 10 + (*name - '0');
-        }
-        return tid;
-    }
-
-    // Lists /proc/self/task into `out`; returns how many (at most `capacity`), or -1.
-    int listThreads(int* out, int capacity)
-    {
-        const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            return -1;
-        alignas(8) char buffer[4096];
-        int count = 0;
-        for (;;) {
-            const long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
-            if (n <= 0)
-                break;
-            for (long at = 0; at < n;) {
-                const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
-                const int tid = parseTid(entry->d_name);
-                if (tid > 0 && count < capacity)
-                    out[count++] = tid;
-                at += entry->d_reclen;
-            }
-        }
-        close(fd);
-        return count;
     }
 
     // Forwards a tick of `weight` intervals to `tid` (rt_tgsigqueueinfo: unlike tgkill it carries a value).
@@ -313,7 +278,7 @@ namespace {
     bool openPerfEvents(bool allThreads, const char** why)
     {
         State& s = g_sampler;
-        int tids[kMaxPerfEvents];
+        pid_t tids[kMaxPerfEvents];
         int count = allThreads ? listThreads(tids, kMaxPerfEvents) : -1;
         if (count <= 0) {
             tids[0] = currentTid();
@@ -395,7 +360,10 @@ namespace {
         case TimerChoice::Auto:
             break;
         }
-        return mode == SampleMode::Cpu ? Mechanism::PerfTaskClock : Mechanism::PosixTimer;
+        // Both modes: running threads by their CPU time, never a signal to a blocked thread (real
+        // time adds the collector thread's scan of blocked threads, blocked_scan.h).
+        (void)mode;
+        return Mechanism::PerfTaskClock;
     }
 
 } // namespace

@@ -1,11 +1,12 @@
 #include "service_thread.h"
 
+#include "task_list.h"
+
 #include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@ namespace {
 
     constexpr size_t kStackBytes = 1 << 20; // touched only as deep as a checkpoint goes
     constexpr uint64_t kLivenessNs = 500'000'000; // how often it looks for a program thread
+    constexpr int kMaxTasksChecked = 1024;
 
     struct Job {
         ServiceJobFn run = nullptr;
@@ -34,6 +36,7 @@ namespace {
         std::atomic<int> jobCount { 0 };
         std::atomic<uint32_t> wake { 0 }; // futex word: changed to wake the thread
         std::atomic<bool> stopped { false };
+        std::atomic<bool> busy { false }; // a job is running
         std::atomic<pid_t> tid { 0 };
         std::atomic<bool> started { false };
         char* stack = nullptr; // kStackBytes with a guard page at the bottom
@@ -80,7 +83,10 @@ namespace {
         const bool asked = job.requested.exchange(false, std::memory_order_acq_rel);
         if (!asked && now < due)
             return;
-        job.run(now);
+        g_service.busy.store(true, std::memory_order_release);
+        if (!g_service.stopped.load(std::memory_order_acquire))
+            job.run(now);
+        g_service.busy.store(false, std::memory_order_release);
         if (now >= due)
             job.dueNs.store(nextDue(job, due, monotonicNs()), std::memory_order_relaxed);
     }
@@ -95,33 +101,6 @@ namespace {
         return limit;
     }
 
-    // The state letter of /proc/self/task/TID/stat ('R', 'S', 'Z', ...), or 0 when unreadable.
-    char threadState(pid_t tid)
-    {
-        char path[64] = "/proc/self/task/";
-        char* p = path + 16;
-        char digits[16];
-        int n = 0;
-        for (unsigned v = unsigned(tid); v || !n; v /= 10)
-            digits[n++] = char('0' + v % 10);
-        while (n)
-            *p++ = digits[--n];
-        const char tail[] = "/stat";
-        for (char c : tail)
-            *p++ = c;
-        const int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return 0;
-        char text[512];
-        const ssize_t got = read(fd, text, sizeof(text));
-        close(fd);
-        for (ssize_t i = got - 1; i > 0; --i) {
-            if (text[i] == ')')
-                return i + 2 < got ? text[i + 2] : 0;
-        }
-        return 0;
-    }
-
     bool isAlive(pid_t tid)
     {
         const char state = threadState(tid);
@@ -133,21 +112,15 @@ namespace {
     {
         if (isAlive(getpid()))
             return true;
-        const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            return true;
-        alignas(8) char buffer[4096];
-        bool alive = false;
-        for (long n; !alive && (n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) > 0;) {
-            for (long at = 0; at < n && !alive;) {
-                const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
-                const pid_t tid = pid_t(atoi(entry->d_name));
-                alive = tid > 0 && tid != g_service.tid.load() && isAlive(tid);
-                at += entry->d_reclen;
-            }
+        pid_t tids[kMaxTasksChecked];
+        const int count = listThreads(tids, kMaxTasksChecked);
+        if (count < 0 || count == kMaxTasksChecked)
+            return true; // cannot tell, or more threads than listed: some live
+        for (int i = 0; i < count; ++i) {
+            if (tids[i] != g_service.tid.load() && isAlive(tids[i]))
+                return true;
         }
-        close(fd);
-        return alive;
+        return false;
     }
 
     void* serviceMain(void*)
@@ -256,6 +229,23 @@ bool startServiceThread(const char** why)
 
 void stopServiceJobs() { g_service.stopped.store(true, std::memory_order_release); }
 
+void waitForServiceJobs(uint64_t limitNs)
+{
+    if (onServiceThread())
+        return; // the collector thread itself is ending the process: no job runs
+    const uint64_t deadline = monotonicNs() + limitNs;
+    while (g_service.busy.load(std::memory_order_acquire) && monotonicNs() < deadline) {
+        const timespec slice { 0, 1'000'000 };
+        nanosleep(&slice, nullptr);
+    }
+}
+
+void setServiceJobPeriod(int id, uint64_t periodNs)
+{
+    if (id >= 0 && id < g_service.jobCount.load(std::memory_order_acquire) && periodNs)
+        g_service.jobs[id].periodNs = periodNs;
+}
+
 bool onServiceThread()
 {
     const char* here = static_cast<const char*>(__builtin_frame_address(0));
@@ -272,6 +262,7 @@ bool restartServiceThreadInChild(const char** why)
     g_service.started.store(false, std::memory_order_relaxed);
     g_service.tid.store(0, std::memory_order_relaxed);
     g_service.wake.store(0, std::memory_order_relaxed);
+    g_service.busy.store(false, std::memory_order_relaxed);
     const uint64_t now = monotonicNs();
     for (int i = 0; i < g_service.jobCount.load(std::memory_order_relaxed); ++i) {
         Job& job = g_service.jobs[i];

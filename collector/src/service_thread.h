@@ -40,6 +40,14 @@ bool startServiceThread(const char** why);
 // call from a signal handler.
 void stopServiceJobs();
 
+// After stopServiceJobs: waits (at most `limitNs`) for a job under way to finish. Returns at once on
+// the collector thread itself. Safe to call from a signal handler.
+void waitForServiceJobs(uint64_t limitNs);
+
+// Job `id` is due every `periodNs` from its next run on. Only from the job itself (the collector
+// thread). Signal-safe.
+void setServiceJobPeriod(int id, uint64_t periodNs);
+
 // True when called on the collector thread. Safe to call from a signal handler.
 bool onServiceThread();
 

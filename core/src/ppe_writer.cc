@@ -4,6 +4,7 @@
 #include "ppe/core/line_writer.h"
 
 #include <atomic>
+#include <cstring>
 
 namespace ppe {
 
@@ -48,13 +49,22 @@ uint64_t totalSamples(const ProfileRecord& record)
 
 uint64_t requestedRateMilliHz(uint64_t interval) { return interval ? 10'000'000'000ull / interval : 0; }
 
+static bool sameText(const char* a, const char* b)
+{
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
 uint64_t achievedRateMilliHz(const ProfileRecord& record)
 {
-    if (!record.activeUs)
-        return 0;
     const bool cpu = record.mode == uint32_t(SampleMode::Cpu);
-    const uint64_t events = cpu ? totalSamples(record) : record.ticks;
-    return uint64_t(events * 1'000'000'000.0 / double(record.activeUs));
+    const bool ticks = !cpu && sameText(record.mechanism, "posix-timer");
+    const uint64_t seconds = cpu || ticks ? record.activeUs : record.cpuUserUs + record.cpuSystemUs;
+    if (!seconds)
+        return 0;
+    const uint64_t events = ticks ? load(record.ticks) : totalSamples(record);
+    return uint64_t(double(events) * 1'000'000'000.0 / double(seconds));
 }
 
 static void timeField(LineWriter& w, const char* key, int64_t seconds)
@@ -168,6 +178,49 @@ static void writeObjects(LineWriter& w, const ProfileOutput& out)
     }
 }
 
+static void writeThreads(LineWriter& w, const ProfileOutput& out)
+{
+    if (out.scan) {
+        const ScanSummary& s = *out.scan;
+        w.str("blocking-scan ").dec(s.scans).ch(' ').fixed(s.periodNs, 9).ch(' ').fixed(s.costNs, 9).endl();
+    }
+    for (size_t i = 0; i < out.threadCount; ++i) {
+        const ThreadRecord& t = out.threads[i];
+        w.str("thread ").dec(t.tid).ch(' ').dec(t.samples).ch(' ').fixed(t.cpuNs, 9).ch(' ');
+        w.fixed(t.blockedNs, 9).ch(' ').quoted(t.name, strnlen(t.name, sizeof(t.name))).endl();
+    }
+}
+
+static void placeField(LineWriter& w, const CodePlace& place)
+{
+    w.ch(' ');
+    switch (place.kind) {
+    case CodePlace::Kind::None:
+        w.ch('-');
+        return;
+    case CodePlace::Kind::Image:
+        w.str("image+");
+        break;
+    case CodePlace::Kind::Object:
+        w.dec(place.object).ch('+');
+        break;
+    case CodePlace::Kind::Address:
+        break;
+    }
+    w.hex(place.address);
+}
+
+static void writeBlocked(LineWriter& w, const ProfileOutput& out)
+{
+    for (size_t i = 0; i < out.blockedCount; ++i) {
+        const BlockedRecord& b = out.blocked[i];
+        w.str("blocked ").sdec(b.syscall).ch(' ').fixed(b.ns, 9).ch(' ').dec(b.observations);
+        placeField(w, b.site);
+        placeField(w, b.caller);
+        w.endl();
+    }
+}
+
 static void writeBins(LineWriter& w, const ProfileOutput& out)
 {
     const BinLayout& layout = out.record->layout;
@@ -190,6 +243,8 @@ int writeProfile(int fd, const ProfileOutput& out, char* buffer, size_t bufferSi
     writeIdentity(w, *out.record);
     writeSampling(w, out);
     writeObjects(w, out);
+    writeThreads(w, out);
+    writeBlocked(w, out);
     writeBins(w, out);
     w.str("end").endl();
     return w.flush() ? 0 : w.error();

@@ -5,6 +5,9 @@
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/map_check.h"
 #include "ppe/formatter/source_text.h"
+#include "ppe/formatter/thread_report.h"
+
+#include "place_names.h"
 
 #include <fmt/format.h>
 
@@ -21,6 +24,7 @@ namespace {
         Profile profile;
         std::vector<CodeModule> modules;
         LineSources lines;
+        std::optional<debuginfo::DebugInfo> image; // the executable's symbols and DWARF, when read
     };
 
     ImageRequest imageRequest(const ReportRequest& request, bool required)
@@ -114,6 +118,8 @@ namespace {
         const size_t filled = fillLineTables(**info, s.modules, s.lines.tables, s.lines.baseDirs);
         if (request.verbose)
             addNote(messages, fmt::format("{}: DWARF lines for {} module(s) without a listing", (*info)->path, filled));
+        if (sameBuild(s.profile, *info))
+            s.image = std::move(*info);
         return s;
     }
 
@@ -136,7 +142,7 @@ namespace {
                     info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
         }
         return Sources { std::move(*profile), std::move(debug.modules),
-            LineSources { std::move(debug.tables), std::move(debug.baseDirs) } };
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs) }, std::move(**image) };
     }
 
     // Reads the program text of the selected modules' line tables, each table once.
@@ -159,6 +165,9 @@ namespace {
         analyseLines(report, s.modules, s.lines.tables, selected);
         const auto codeOf = [&](const SharedObject& o) { return sharedObjectCode(o, request.debugDirs); };
         addSharedObjects(report, codeOf, request.objectThreshold, request.topFunctions);
+        addThreads(report);
+        const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
+        addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
         return report;
     }
 

@@ -3,6 +3,7 @@
 #include "ppe/core/civil_time.h"
 
 #include "paths.h"
+#include "text_common.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,20 +65,6 @@ namespace {
         if (t.unsampledKernelSeconds >= 0.005)
             out += fmt::format("The {:.2f} s of system time have no samples: {} samples user time only\n",
                 t.unsampledKernelSeconds, p.mechanism);
-    }
-
-    // Names wider than this are shortened in the middle in the tables, so that the numbers stay
-    // aligned and lines stay under 160 characters (C++ names run to hundreds).
-    constexpr size_t kMaxNameWidth = 60;
-
-    // `name` in at most `width` characters: its beginning and end around "...".
-    std::string fitName(const std::string& name, size_t width)
-    {
-        if (name.size() <= width)
-            return name;
-        const size_t tail = (width - 3) / 2;
-        const size_t head = width - 3 - tail;
-        return name.substr(0, head) + "..." + name.substr(name.size() - tail);
     }
 
     // The marks after a row's error and address: split hits, several ranges.
@@ -231,6 +218,8 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     header(out, report);
     moduleTable(out, report);
     objectTable(out, report);
+    blockedText(out, report);
+    threadsText(out, report);
     for (const ModuleLines& m : report.lines)
         moduleText(out, m, options);
     return out;

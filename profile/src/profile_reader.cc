@@ -1,6 +1,7 @@
 #include "ppe/profile/profile_reader.h"
 
 #include "ppe/profile/text_fields.h"
+#include "thread_records.h"
 
 #include <fstream>
 #include <functional>
@@ -234,6 +235,9 @@ namespace {
             { "object", onObject },
             { "object-hit", onObjectHit },
             { "bin", onBin },
+            { "thread", detail::onThread },
+            { "blocked", detail::onBlocked },
+            { "blocking-scan", detail::onBlockingScan },
         };
         return table;
     }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 namespace ppe {
@@ -64,6 +65,7 @@ namespace {
         r.commandSize = 0;
         r.status = uint32_t(ProfileStatus::Recovered);
         r.mode = uint32_t(SampleMode::Real);
+        std::strcpy(r.mechanism, "posix-timer");
         r.ticks = 1000;
         r.activeUs = 500000;
         for (uint64_t& c : r.counts)
@@ -216,13 +218,29 @@ namespace {
         EXPECT_EQ(achievedRateMilliHz(r), 2'000'000u);
     }
 
-    TEST(PpeRates, RealModeIsTicksPerActiveWallSecond)
+    TEST(PpeRates, RealModeByThePosixTimerIsTicksPerActiveWallSecond)
     {
         ProfileRecord& r = *rateRecord(SampleMode::Real);
+        std::strcpy(r.mechanism, "posix-timer");
         r.ticks = 2263;
         r.counts[kInRange] = 10; // ignored in real mode
         r.activeUs = 1'131'869;
         EXPECT_EQ(achievedRateMilliHz(r), 1'999'347u); // 1999.347 Hz, the example in docs/ppe-format.md
+    }
+
+    // Real time by a CPU-time mechanism: the running threads' samples per second of the process's
+    // CPU time (blocked threads are the scan's, not samples).
+    TEST(PpeRates, RealModeByCpuTimeIsSamplesPerProcessCpuSecond)
+    {
+        ProfileRecord& r = *rateRecord(SampleMode::Real);
+        std::strcpy(r.mechanism, "perf-task-clock");
+        r.counts[kInRange] = 1500;
+        r.counts[kShared] = 500;
+        r.ticks = 77; // ignored
+        r.activeUs = 9'000'000; // wall time: ignored
+        r.cpuUserUs = 800'000;
+        r.cpuSystemUs = 200'000;
+        EXPECT_EQ(achievedRateMilliHz(r), 2'000'000u);
     }
 
     TEST(PpeRates, NothingActiveIsZero)

@@ -25,6 +25,43 @@ struct ObjectCountRecord {
     uint64_t count;
 };
 
+// A place in the program's code as the .ppe names it: in the monitored image (link-time address),
+// in a shared object (an index into the ObjectInfo array and a file offset), or a run-time address
+// no object held.
+struct CodePlace {
+    enum class Kind : uint32_t { None, Image, Object, Address };
+    Kind kind = Kind::None;
+    uint32_t object = 0;
+    uint64_t address = 0;
+};
+
+// Where threads waited in the kernel (real-time mode): the system call, the user PC the kernel
+// reports (`site`, usually in the C library) and the call into the monitored image found above it
+// on the stack (`caller`), with the thread-nanoseconds this place stands for.
+struct BlockedRecord {
+    int64_t syscall = 0; // -1: runnable, off the CPU in user code (waiting for a CPU)
+    uint64_t ns = 0;
+    uint64_t observations = 0;
+    CodePlace site;
+    CodePlace caller;
+};
+
+// One thread of the process: its samples (running time) and, in real-time mode, its blocked time.
+struct ThreadRecord {
+    uint64_t tid = 0;
+    uint64_t samples = 0;
+    uint64_t cpuNs = 0; // its CPU time when last read (0: unknown, e.g. it ended unseen)
+    uint64_t blockedNs = 0;
+    char name[16] = {}; // its comm, "" when never read
+};
+
+// How the blocked threads were sampled (real-time mode): scans of /proc/self/task.
+struct ScanSummary {
+    uint64_t scans = 0;
+    uint64_t periodNs = 0; // mean time between scans
+    uint64_t costNs = 0; // CPU time the collector thread spent scanning
+};
+
 struct ProfileOutput {
     const ProfileRecord* record = nullptr;
     const uint32_t* bins = nullptr; // record->layout.count counters
@@ -32,6 +69,11 @@ struct ProfileOutput {
     size_t objectCount = 0;
     const ObjectCountRecord* hits = nullptr; // sorted by object, then offset
     size_t hitCount = 0;
+    const ThreadRecord* threads = nullptr;
+    size_t threadCount = 0;
+    const BlockedRecord* blocked = nullptr; // sorted by decreasing ns
+    size_t blockedCount = 0;
+    const ScanSummary* scan = nullptr; // nullptr: blocked threads were not sampled
 };
 
 // Bytes of the buffer writeProfile() formats into.
@@ -45,8 +87,9 @@ int writeProfile(int fd, const ProfileOutput& output, char* buffer, size_t buffe
 // The same through one static buffer. Safe to call from a signal handler; not re-entrant.
 int writeProfile(int fd, const ProfileOutput& output);
 
-// Achieved sample rate in millihertz: samples per active CPU second (mode 1) or timer ticks per
-// active wall second (mode 0). 0 when nothing was active.
+// Achieved sample rate in millihertz: timer ticks per active wall second (the posix-timer
+// mechanism), else samples per CPU second (active CPU time in mode 1, the process's CPU time in
+// mode 0). 0 when nothing was active.
 uint64_t achievedRateMilliHz(const ProfileRecord& record);
 // Requested rate in millihertz from the 100 ns interval.
 uint64_t requestedRateMilliHz(uint64_t interval);

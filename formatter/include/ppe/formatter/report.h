@@ -165,6 +165,38 @@ struct ObjectCode {
     std::function<std::optional<uint64_t>(uint64_t fileOffset)> addressOfOffset;
 };
 
+// One thread of the process: its samples and, in real-time mode, its blocked time.
+struct ThreadRow {
+    uint64_t tid = 0; // 0: threads the collector's table had no room for
+    std::string name;
+    uint64_t samples = 0;
+    double percent = 0; // of all samples
+    double cpuSeconds = 0; // its CPU time as last read; 0: unknown
+    double rate = 0; // samples per CPU second, Hz; 0: unknown
+    double blockedSeconds = 0;
+};
+
+// A place where threads waited in the kernel (real-time mode).
+struct BlockedRow {
+    std::string call; // the system call ("clock_nanosleep", "syscall 512"), or "(not in a system call)"
+    std::string site; // the code that made it: "__clock_nanosleep (libc.so.6)"
+    std::string caller; // the program's call found on the stack: "wait_in_sleep (io.c:45)"; "" when none
+    double seconds = 0; // thread-seconds
+    double error = 0; // seconds: seconds / sqrt(observations)
+    double percent = 0; // of all thread time (sampled running time + blocked time)
+    uint64_t observations = 0;
+};
+
+// Real time not spent running, by place (real-time mode).
+struct BlockedTime {
+    double runningSeconds = 0; // the samples' time: samples x interval
+    double blockedSeconds = 0;
+    uint64_t scans = 0;
+    double scanPeriod = 0; // mean seconds between scans
+    double scanCost = 0; // CPU seconds the scans took
+    std::vector<BlockedRow> rows; // decreasing seconds
+};
+
 struct Report {
     Profile profile; // the header fields come straight from it
     Totals totals; // and these are worked out from it
@@ -174,6 +206,9 @@ struct Report {
     bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
+    std::vector<ThreadRow> threads; // the busiest threads (at most kMaxThreadRows), by thread id
+    size_t moreThreads = 0; // threads left out of `threads`
+    std::optional<BlockedTime> blocked; // real-time mode: where threads waited
     std::vector<std::string> warnings;
 };
 

@@ -4,6 +4,7 @@
 #include "ppe/core/profile_record.h"
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,38 @@ struct SharedObject {
     std::string buildId; // lower-case hex, "" if none
     uint64_t hits = 0;
     std::vector<ObjectSamples> hitsByOffset; // ascending offsets
+};
+
+// A place in the code (the .ppe's `image+0x..`, `ID+0x..` or `0x..`).
+struct CodeLocation {
+    enum class Kind { None, Image, Object, Address };
+    Kind kind = Kind::None;
+    size_t object = 0; // index into Profile::objects (Kind::Object)
+    uint64_t address = 0; // link-time address (Image), file offset (Object), run-time address (Address)
+};
+
+// Where threads waited in the kernel (real-time mode).
+struct BlockedPlace {
+    int64_t syscall = 0; // -1: runnable, off the CPU in user code
+    double seconds = 0; // thread-seconds this place stands for
+    uint64_t observations = 0; // scans that found a thread here
+    CodeLocation site; // the user PC the kernel reported (usually in the C library)
+    CodeLocation caller; // the call into the monitored image above it on the stack
+};
+
+struct ThreadSamples {
+    uint64_t tid = 0;
+    uint64_t samples = 0;
+    double cpuSeconds = 0; // when last read; 0: unknown
+    double blockedSeconds = 0;
+    std::string name;
+};
+
+// How blocked threads were sampled (real-time mode): scans of /proc/self/task.
+struct BlockingScan {
+    uint64_t scans = 0;
+    double period = 0; // mean seconds between scans
+    double cost = 0; // CPU seconds the collector thread spent on them
 };
 
 struct Profile {
@@ -58,6 +91,9 @@ struct Profile {
 
     std::vector<SharedObject> objects;
     std::vector<Bin> bins; // non-zero bins, ascending addresses
+    std::vector<ThreadSamples> threads;
+    std::vector<BlockedPlace> blocked; // decreasing seconds
+    std::optional<BlockingScan> scan; // present when blocked threads were sampled
 
     uint64_t inRange() const { return counts[kInRange]; }
 };

@@ -1,0 +1,50 @@
+// Real-time mode without signals to blocked threads: the collector thread scans /proc/self/task and,
+// for every thread the kernel holds blocked (sleeping, waiting for I/O, a lock or a child), reads
+// /proc/self/task/TID/syscall — the system call and the user PC and stack pointer it was entered
+// from — and credits the wall time since the previous scan to that place. Nothing is sent to the
+// thread: its sleep is not cut short, no call returns EINTR. Running threads are sampled by the
+// sampler as in CPU mode.
+//
+// The call into the monitored image is found above the stack pointer: the first word that points
+// into the image's code just after a call instruction (read with process_vm_readv, which fails
+// cleanly on unmapped memory). The scan costs about one open/read/close per thread; it runs as often
+// as its cost allows (at most 1 % of one CPU, never more often than the sample interval), with random
+// jitter so that it does not beat with periodic waits, and each observation stands for the real time
+// since the previous scan: an unbiased estimate of each place's share of thread time.
+#pragma once
+
+#include "ppe/core/ppe_writer.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ppe {
+
+inline constexpr size_t kBlockedSlots = 2048;
+
+// A place where threads were found blocked, in run-time addresses.
+struct RawBlocked {
+    int64_t syscall; // -1: not in a system call
+    uint64_t site; // the user PC the kernel reports
+    uint64_t caller; // the call into the monitored image found on the stack, 0: none
+    uint64_t ns;
+    uint64_t observations;
+};
+
+// Adds the scan to the collector thread's jobs and starts that thread. Not signal-safe.
+bool startBlockedScan(uint64_t intervalNs, const char** why);
+
+// True once startBlockedScan succeeded. Signal-safe.
+bool blockedScanActive();
+
+// Copies the places found so far into `out` (at most `capacity`); returns how many. Signal-safe;
+// call it on the collector thread or after its jobs stopped (waitForServiceJobs).
+size_t snapshotBlocked(RawBlocked* out, size_t capacity);
+
+// Scans so far, their mean period and their CPU cost. Signal-safe.
+ScanSummary blockedScanSummary();
+
+// Forgets every place (a forked child starts its own). Signal-safe.
+void clearBlockedScan();
+
+} // namespace ppe

@@ -1,0 +1,89 @@
+#include "task_list.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    pid_t parseTid(const char* name)
+    {
+        pid_t tid = 0;
+        for (; *name; ++name) {
+            if (*name < '0' || *name > '9')
+                return 0;
+            tid = tid * 10 + (*name - '0');
+        }
+        return tid;
+    }
+
+    // "/proc/self/task/TID/LEAF" into `path` (64 bytes are plenty).
+    void taskPath(char* path, size_t size, pid_t tid, const char* leaf)
+    {
+        const char head[] = "/proc/self/task/";
+        size_t at = 0;
+        for (const char* c = head; *c && at + 1 < size; ++c)
+            path[at++] = *c;
+        char digits[16];
+        int n = 0;
+        for (unsigned v = unsigned(tid); v || !n; v /= 10)
+            digits[n++] = char('0' + v % 10);
+        while (n && at + 1 < size)
+            path[at++] = digits[--n];
+        if (at + 1 < size)
+            path[at++] = '/';
+        for (const char* c = leaf; *c && at + 1 < size; ++c)
+            path[at++] = *c;
+        path[at] = '\0';
+    }
+
+} // namespace
+
+int listThreads(pid_t* out, int capacity)
+{
+    const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    alignas(8) char buffer[4096];
+    int count = 0;
+    for (long n; (n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) > 0;) {
+        for (long at = 0; at < n;) {
+            const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+            const pid_t tid = parseTid(entry->d_name);
+            if (tid > 0 && count < capacity)
+                out[count++] = tid;
+            at += entry->d_reclen;
+        }
+    }
+    close(fd);
+    return count;
+}
+
+long readTaskFile(pid_t tid, const char* leaf, char* text, size_t size)
+{
+    char path[64];
+    taskPath(path, sizeof(path), tid, leaf);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || size == 0)
+        return -1;
+    const long got = read(fd, text, size - 1);
+    close(fd);
+    text[got > 0 ? got : 0] = '\0';
+    return got;
+}
+
+char threadState(pid_t tid)
+{
+    char text[512];
+    const long got = readTaskFile(tid, "stat", text, sizeof(text));
+    for (long i = got - 1; i > 0; --i) {
+        if (text[i] == ')')
+            return i + 2 < got ? text[i + 2] : 0;
+    }
+    return 0;
+}
+
+} // namespace ppe

@@ -1,0 +1,106 @@
+#include "threads.h"
+
+#include "task_list.h"
+
+#include <atomic>
+#include <ctime>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    ThreadSlot g_slots[kThreadSlots];
+    uint64_t g_unplaced; // samples of threads the table had no room for
+
+    uint32_t hashOf(uint32_t tid) { return (tid * 2654435761u) % kThreadSlots; }
+
+    // The CPU clock of thread `tid` of this process (glibc's pthread_getcpuclockid for a kernel id).
+    clockid_t threadClock(pid_t tid) { return clockid_t((~unsigned(tid) << 3) | 6); }
+
+} // namespace
+
+ThreadSlot* threadSlot(pid_t tid)
+{
+    const uint32_t id = uint32_t(tid);
+    if (!id)
+        return nullptr;
+    for (uint32_t probe = 0, i = hashOf(id); probe < kThreadSlots; ++probe, i = (i + 1) % kThreadSlots) {
+        std::atomic_ref<uint32_t> owner(g_slots[i].tid);
+        uint32_t seen = owner.load(std::memory_order_acquire);
+        if (seen == 0 && owner.compare_exchange_strong(seen, id, std::memory_order_acq_rel))
+            return &g_slots[i];
+        if (seen == id)
+            return &g_slots[i];
+    }
+    return nullptr;
+}
+
+void countThreadSample(uint64_t weight)
+{
+    if (ThreadSlot* slot = threadSlot(pid_t(syscall(SYS_gettid))))
+        std::atomic_ref<uint64_t>(slot->samples).fetch_add(weight, std::memory_order_relaxed);
+    else
+        std::atomic_ref<uint64_t>(g_unplaced).fetch_add(weight, std::memory_order_relaxed);
+}
+
+bool readThreadCpu(ThreadSlot& slot)
+{
+    const pid_t tid = pid_t(std::atomic_ref<uint32_t>(slot.tid).load(std::memory_order_acquire));
+    timespec cpu {};
+    if (clock_gettime(threadClock(tid), &cpu) != 0)
+        return false; // ended: keep what was read before
+    std::atomic_ref<uint64_t>(slot.cpuNs).store(
+        uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec), std::memory_order_relaxed);
+    return true;
+}
+
+void readThreadDetails(ThreadSlot& slot)
+{
+    if (!readThreadCpu(slot))
+        return;
+    const pid_t tid = pid_t(std::atomic_ref<uint32_t>(slot.tid).load(std::memory_order_acquire));
+    char name[sizeof(slot.name) + 1];
+    const long got = readTaskFile(tid, "comm", name, sizeof(name));
+    if (got <= 0)
+        return;
+    size_t length = size_t(got);
+    while (length && (name[length - 1] == '\n' || name[length - 1] == '\0'))
+        --length;
+    for (size_t i = 0; i < sizeof(slot.name); ++i)
+        slot.name[i] = i < length ? name[i] : '\0';
+}
+
+size_t snapshotThreads(ThreadRecord* out, size_t capacity)
+{
+    size_t count = 0;
+    for (ThreadSlot& slot : g_slots) {
+        const uint32_t tid = std::atomic_ref<uint32_t>(slot.tid).load(std::memory_order_acquire);
+        if (!tid || count == capacity)
+            continue;
+        readThreadDetails(slot);
+        ThreadRecord& r = out[count];
+        r.tid = tid;
+        r.samples = std::atomic_ref<uint64_t>(slot.samples).load(std::memory_order_relaxed);
+        r.cpuNs = std::atomic_ref<uint64_t>(slot.cpuNs).load(std::memory_order_relaxed);
+        r.blockedNs = std::atomic_ref<uint64_t>(slot.blockedNs).load(std::memory_order_relaxed);
+        for (size_t i = 0; i < sizeof(r.name); ++i)
+            r.name[i] = slot.name[i];
+        if (r.samples || r.blockedNs)
+            ++count;
+    }
+    const uint64_t unplaced = std::atomic_ref<uint64_t>(g_unplaced).load(std::memory_order_relaxed);
+    if (unplaced && count < capacity)
+        out[count++] = ThreadRecord { 0, unplaced, 0, 0, {} };
+    return count;
+}
+
+void clearThreads()
+{
+    for (ThreadSlot& slot : g_slots)
+        slot = ThreadSlot {};
+    g_unplaced = 0;
+}
+
+} // namespace ppe

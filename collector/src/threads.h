@@ -1,0 +1,46 @@
+// Every thread of the program the collector has seen: the samples the signal handler counted on it
+// and what the collector thread learnt of it (name, CPU time, blocked time), for the .ppe's
+// per-thread records. One fixed table, filled lock-free: a thread's slot is claimed by a
+// compare-and-swap of its id. A thread id the kernel reuses after its thread ended shares the slot.
+#pragma once
+
+#include "ppe/core/ppe_writer.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <sys/types.h>
+
+namespace ppe {
+
+inline constexpr size_t kThreadSlots = 4096;
+
+struct ThreadSlot {
+    uint32_t tid; // 0: free
+    uint64_t samples;
+    uint64_t cpuNs; // the thread's CPU time when last read
+    uint64_t blockedNs; // added by the collector thread's scans (real-time mode)
+    char name[16];
+};
+
+// The slot of `tid`, claimed if new; nullptr when the table is full. Signal-safe, lock-free.
+ThreadSlot* threadSlot(pid_t tid);
+
+// Counts a sample of `weight` on the calling thread. Signal-safe, lock-free.
+void countThreadSample(uint64_t weight);
+
+// Reads the thread's CPU time while it lives; false when it has ended. Signal-safe.
+bool readThreadCpu(ThreadSlot& slot);
+
+// Reads the thread's name and CPU time while it lives (an ended thread keeps what was read
+// before). Signal-safe.
+void readThreadDetails(ThreadSlot& slot);
+
+// Copies the threads with samples or blocked time into `out`, reading the details of each one that
+// still lives; returns how many. Samples of threads the full table could not hold come last, as
+// thread id 0. Signal-safe.
+size_t snapshotThreads(ThreadRecord* out, size_t capacity);
+
+// Forgets every thread (a forked child starts its own table). Signal-safe.
+void clearThreads();
+
+} // namespace ppe

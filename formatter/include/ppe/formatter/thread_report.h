@@ -1,0 +1,28 @@
+// The per-thread rows and the blocked-time table of the report model (report.h), from the
+// profile's `thread`, `blocked` and `blocking-scan` records.
+#pragma once
+
+#include "ppe/formatter/report.h"
+
+#include <functional>
+#include <string>
+
+namespace ppe::formatter {
+
+inline constexpr size_t kMaxThreadRows = 64;
+
+// Fills report.threads: the kMaxThreadRows threads with the most samples and blocked time, in
+// thread id order.
+void addThreads(Report& report);
+
+// Names a place of the code for the blocked-time table ("function (file:line)", "function
+// (libc.so.6)"); "" when it cannot.
+using PlaceNamer = std::function<std::string(const CodeLocation&)>;
+
+// Fills report.blocked when the profile sampled blocked threads.
+void addBlockedTime(Report& report, const PlaceNamer& name);
+
+// The name of system call `number` on `arch` (uname -m), or "syscall N".
+std::string syscallName(const std::string& arch, int64_t number);
+
+} // namespace ppe::formatter

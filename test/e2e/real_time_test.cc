@@ -1,0 +1,201 @@
+// Real-time mode, the default, must not change what the program does: no sleep cut short, no
+// EINTR in any thread, whatever the number of threads; blocked time is shown per place, apart from
+// the running time the samples measure (the scan of blocked threads: collector/src/blocked_scan.h).
+#include "elf_symbols.h"
+#include "ppe/profile/profile_reader.h"
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace ppe::testing {
+namespace {
+
+    struct Call {
+        long result = 0;
+        std::string error; // errno's name, "0" for none
+        double ms = 0;
+    };
+
+    // blocking_calls' lines: NAME RESULT ERRNO-NAME MILLISECONDS.
+    std::map<std::string, Call> callsOf(const std::string& out)
+    {
+        std::map<std::string, Call> calls;
+        std::istringstream lines(out);
+        std::string name;
+        Call c;
+        while (lines >> name >> c.result >> c.error >> c.ms)
+            calls[name] = c;
+        return calls;
+    }
+
+    double wantedMs(const std::string& call) { return call == "sleep" ? 1000 : 200; }
+
+    std::string readFile(const std::string& path)
+    {
+        std::ifstream in(path);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    // The line of blocking_calls.c that holds `text`.
+    int sourceLine(const std::string& text)
+    {
+        std::istringstream source(readFile(PPE_BLOCKING_CALLS_SOURCE));
+        std::string line;
+        for (int number = 1; std::getline(source, line); ++number) {
+            if (line.find(text) != std::string::npos)
+                return number;
+        }
+        return 0;
+    }
+
+    class RealTimeTest : public ::testing::Test {
+    protected:
+        TempDir m_dir;
+        std::map<std::string, Call> m_bare;
+
+        void SetUp() override
+        {
+            const RunResult bare = runProgram({ PPE_BLOCKING_CALLS }, { { "PPE_ON", "", true } });
+            ASSERT_EQ(bare.status, 0) << bare.err;
+            m_bare = callsOf(bare.out);
+            ASSERT_EQ(m_bare.size(), 8u) << bare.out;
+        }
+
+        RunResult profiled(const std::vector<EnvChange>& env = {})
+        {
+            return runProgram({ PPE_LAUNCHER, "-o", m_dir.file("b.ppe"), PPE_BLOCKING_CALLS }, env);
+        }
+    };
+
+    TEST_F(RealTimeTest, NoBlockingCallIsCutShortOrInterrupted)
+    {
+        const RunResult run = profiled();
+        ASSERT_EQ(run.status, 0) << run.err;
+        auto profile = readProfile(m_dir.file("b.ppe"));
+        ASSERT_TRUE(profile) << profile.error().str() << run.err;
+        EXPECT_EQ(profile->mode, SampleMode::Real);
+        const std::map<std::string, Call> calls = callsOf(run.out);
+        ASSERT_EQ(calls.size(), m_bare.size()) << run.out;
+        if (profile->mechanism != "perf-task-clock")
+            GTEST_SKIP() << "perf events are refused here (mechanism " << profile->mechanism
+                         << "): the tick-bound fallback can, rarely, interrupt a system call (docs/user-guide.md)";
+        for (const auto& [name, bare] : m_bare) {
+            const Call& c = calls.at(name);
+            EXPECT_EQ(c.result, bare.result) << name;
+            EXPECT_EQ(c.error, bare.error) << name;
+            EXPECT_GE(c.ms, wantedMs(name) - 1) << name << " returned early";
+        }
+    }
+
+    // The check above can fail: the fan-out of the POSIX timer (PPE_TIMER=posix) signals every
+    // thread, and the sleeps end early.
+    TEST_F(RealTimeTest, TheSignalFanOutWouldCutThemShort)
+    {
+        const RunResult run = profiled({ { "PPE_TIMER", "posix" } });
+        ASSERT_EQ(run.status, 0) << run.err;
+        int differing = 0;
+        for (const auto& [name, c] : callsOf(run.out)) {
+            const Call& bare = m_bare.at(name);
+            differing += c.result != bare.result || c.error != bare.error || c.ms < wantedMs(name) - 1;
+        }
+        EXPECT_GE(differing, 3) << run.out;
+    }
+
+    TEST_F(RealTimeTest, BlockedTimeIsCreditedToEachCallSite)
+    {
+        const RunResult run = profiled();
+        ASSERT_EQ(run.status, 0) << run.err;
+        auto profile = readProfile(m_dir.file("b.ppe"));
+        ASSERT_TRUE(profile) << profile.error().str();
+        ASSERT_TRUE(profile->scan.has_value());
+        EXPECT_GT(profile->scan->scans, 100u);
+        // Each wait_in_X function's call waited its time: the scan's estimate is within its error
+        // (seconds / sqrt(observations)) of what the program measured.
+        const auto symbols = functionSymbols(PPE_BLOCKING_CALLS);
+        const std::map<std::string, Call> calls = callsOf(run.out);
+        for (const auto& [call, function] : std::map<std::string, std::string> { { "sleep", "wait_in_sleep" },
+                 { "usleep", "wait_in_usleep" }, { "poll", "wait_in_poll" }, { "select", "wait_in_select" },
+                 { "epoll_wait", "wait_in_epoll" }, { "sem_timedwait", "wait_in_sem_timedwait" } }) {
+            const FunctionSymbol f = findFunction(symbols, function);
+            double seconds = 0, observations = 0;
+            for (const BlockedPlace& b : profile->blocked) {
+                if (b.caller.kind == CodeLocation::Kind::Image && b.caller.address > f.address
+                    && b.caller.address <= f.address + f.size) {
+                    seconds += b.seconds;
+                    observations += double(b.observations);
+                }
+            }
+            const double measured = calls.at(call).ms / 1000;
+            ASSERT_GT(observations, 10) << function;
+            EXPECT_NEAR(seconds, measured, 5 * measured / std::sqrt(observations) + 0.02) << function;
+        }
+        // The computing thread has the samples, the waiting one the blocked time.
+        ASSERT_GE(profile->threads.size(), 2u);
+        for (const ThreadSamples& t : profile->threads) {
+            if (t.tid == profile->pid)
+                EXPECT_GT(t.blockedSeconds, 2.0);
+            else
+                EXPECT_GT(t.samples, profile->inRange() / 2);
+        }
+    }
+
+    TEST_F(RealTimeTest, TheReportShowsBlockedTimeByPlaceAndEachThread)
+    {
+        const RunResult run = profiled();
+        ASSERT_EQ(run.status, 0) << run.err;
+        const RunResult report = runProgram({ PPEOUT, m_dir.file("b.ppe"), m_dir.file("b.ppl") });
+        ASSERT_EQ(report.status, 0) << report.err;
+        const std::string text = readFile(m_dir.file("b.ppl"));
+        EXPECT_NE(text.find("IN DECREASING REAL TIME"), std::string::npos);
+        const size_t blocked = text.find("PPE - BLOCKED TIME BY PLACE");
+        ASSERT_NE(blocked, std::string::npos) << text;
+        // The program's call, with its line, beside the C library function that waited.
+        const std::string poll = "wait_in_poll (blocking_calls.c:" + std::to_string(sourceLine("= poll(")) + ")";
+        const size_t row = text.find(poll, blocked);
+        ASSERT_NE(row, std::string::npos) << text.substr(blocked, 2000);
+        const std::string line = text.substr(text.rfind('\n', row) + 1, text.find('\n', row) - text.rfind('\n', row));
+        EXPECT_NE(line.find(" poll "), std::string::npos) << line;
+        EXPECT_NE(line.find("(libc.so.6)"), std::string::npos) << line;
+        const size_t threads = text.find("PPE - THREADS, % OF ALL SAMPLES.");
+        ASSERT_NE(threads, std::string::npos) << text;
+        EXPECT_NE(text.find("blocking_calls", threads), std::string::npos);
+    }
+
+    // 128 threads wait in pthread_cond_wait while one computes: the compute function's samples
+    // stand for its CPU time (no idle thread's time is mistaken for it), and every idle thread's
+    // waiting is found.
+    TEST(RealTimeIdleThreads, ManyIdleThreadsDoNotSkewTheProfile)
+    {
+        TempDir dir;
+        const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("i.ppe"), PPE_IDLE_THREADS, "128", "300000000" });
+        ASSERT_EQ(run.status, 0) << run.err;
+        double wall = 0, cpu = 0;
+        ASSERT_EQ(std::sscanf(run.out.c_str(), "compute %lf s cpu %lf s", &wall, &cpu), 2) << run.out;
+        auto profile = readProfile(dir.file("i.ppe"));
+        ASSERT_TRUE(profile) << profile.error().str();
+        if (profile->mechanism != "perf-task-clock")
+            GTEST_SKIP() << "perf events are refused here: the tick-bound fallback's rate is not the one asked";
+        const FunctionSymbol compute = findFunction(functionSymbols(PPE_IDLE_THREADS), "compute");
+        uint64_t hits = 0;
+        for (const Bin& b : profile->bins) {
+            if (b.address >= compute.address && b.address < compute.address + compute.size)
+                hits += b.count;
+        }
+        const double sampled = double(hits) * double(profile->interval) * 1e-7;
+        EXPECT_NEAR(sampled, cpu, 0.15 * cpu) << hits << " samples for " << cpu << " s of CPU";
+        size_t waiting = 0;
+        for (const ThreadSamples& t : profile->threads)
+            waiting += t.blockedSeconds > 0 && t.samples == 0;
+        EXPECT_GE(waiting, 120u);
+    }
+
+} // namespace
+} // namespace ppe::testing
