@@ -112,7 +112,8 @@ namespace {
         if (!c.preload)
             env.push_back({ "PPE_MODE", std::string(c.mode) == "cpu" ? "1" : "0" });
         const Profiled p = profile(argv, env);
-        ASSERT_GE(p.profile.inRange(), 200u) << p.run.err;
+        // About a second of work: 2000 samples, or ~250 where perf events are refused (the tick).
+        ASSERT_GE(p.profile.inRange(), p.profile.mechanism == "itimer-prof" ? 100u : 200u) << p.run.err;
         const auto symbols = functionSymbols(example(c.program));
         const FunctionSymbol sd = findFunction(symbols, "sd");
         EXPECT_GT(double(hitsIn(p.profile, sd)), 0.9 * double(p.profile.inRange()));
