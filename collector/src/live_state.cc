@@ -6,6 +6,8 @@
 #include <cstring>
 #include <ctime>
 #include <sys/resource.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 namespace ppe {
 
@@ -20,15 +22,46 @@ namespace {
 
     uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
 
+    // The samples counted so far: the record's totals, and those the PC table holds (their
+    // categories are decided only when a profile is written).
+    uint64_t samplesSoFar(const LiveProfile& live)
+    {
+        uint64_t samples = totalSamples(*live.histogram.record);
+        for (uint32_t i = 0; i < kPcTableSlots; ++i)
+            samples += std::atomic_ref<const uint64_t>(live.histogram.pcs[i].count).load(std::memory_order_relaxed);
+        return samples;
+    }
+
     uint32_t nextCopy(uint32_t current) { return current == 0 ? 1 : 0; }
 
-    // The build id of the file mapped at `path` (an arena offset of `table`), from its mapping at offset 0.
-    uint32_t buildIdOf(const MapsTable& table, uint32_t path, uint8_t* out)
+    // The build id of an ELF file whose first page is mapped readable at [start, end), read from a
+    // copy: another thread may dlclose the library meanwhile, and then process_vm_readv fails
+    // where reading the memory would fault (with every signal blocked, a fault ends the process).
+    uint32_t copiedBuildId(uintptr_t start, uintptr_t end, uint8_t* out)
     {
-        for (size_t k = 0; k < table.mappingCount; ++k) {
+        alignas(8) char copy[8192];
+        const size_t want = end - start < sizeof(copy) ? end - start : sizeof(copy);
+        iovec local { copy, want };
+        iovec remote { reinterpret_cast<void*>(start), want };
+        const ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            return 0;
+        const auto base = reinterpret_cast<uintptr_t>(copy);
+        return readBuildIdOfMapping(base, base + size_t(got), out, kMaxBuildId);
+    }
+
+    // The build id of the file mapped at `path` (an arena offset of `table`), from its mapping at
+    // offset 0: normally just before mapping `at`, else anywhere.
+    uint32_t buildIdOf(const MapsTable& table, size_t at, uint8_t* out)
+    {
+        const uint32_t path = table.mappings[at].path;
+        size_t k = at;
+        while (k > 0 && table.mappings[k - 1].path == path)
+            --k;
+        for (size_t n = 0; n < table.mappingCount; ++n, k = (k + 1) % table.mappingCount) {
             const Mapping& m = table.mappings[k];
             if (m.path == path && m.offset == 0 && m.readable)
-                return readBuildIdOfMapping(m.start, m.end, out, kMaxBuildId);
+                return copiedBuildId(m.start, m.end, out);
         }
         return 0;
     }
@@ -75,7 +108,7 @@ namespace {
             out.path = copied;
             const char* name = table.paths + m.path;
             if (m.path && name[0] == '/')
-                out.buildIdSize = buildIdOf(table, m.path, out.buildId);
+                out.buildIdSize = buildIdOf(table, k, out.buildId);
         }
     }
 
@@ -104,7 +137,7 @@ void refreshLiveUsage(LiveProfile& live, uint64_t wallNs, uint64_t activeNs, boo
     u.takenNs = realtimeNs();
     u.wallNs = wallNs;
     u.activeNs = activeNs;
-    u.samples = totalSamples(*live.histogram.record);
+    u.samples = samplesSoFar(live);
     u.cpuUserUs = microseconds(self.ru_utime);
     u.cpuSystemUs = microseconds(self.ru_stime);
     u.running = running;
