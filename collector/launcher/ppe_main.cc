@@ -192,9 +192,12 @@ void preload(const fs::path& library)
 // `ppe --recover LIVE`: the samples of a killed process, as a .ppe marked recovered.
 int recover(const std::string& live, const std::optional<std::string>& output)
 {
-    auto text = ppe::recoverLiveFile(live);
+    std::vector<std::string> notes;
+    auto text = ppe::recoverLiveFile(live, &notes);
     if (!text)
         fail(1, text.error().str());
+    for (const std::string& note : notes)
+        std::cerr << "ppe: " << note << "\n";
     std::string target = output ? *output : ppe::profilePathForLiveFile(live);
     if (target.empty()) // any other name: LIVE.ppe (without a .live ending)
         target = (live.ends_with(".live") ? live.substr(0, live.size() - 5) : live) + ".ppe";

@@ -1,6 +1,7 @@
 #include "checkpoints.h"
 
 #include "collector_state.h"
+#include "live_state.h"
 #include "service_thread.h"
 
 #include <sys/mman.h>
@@ -10,6 +11,42 @@ namespace ppe {
 
 namespace {
 
+    constexpr uint64_t kLiveStatePeriodNs = 500'000'000;
+
+    MapsScratch* g_liveMaps = nullptr; // the live-state job's reading of /proc/self/maps
+    int g_liveStateJob = -1;
+
+    // On the collector thread: what a recovery of the live file needs, as of now (live_state.h).
+    void refreshLiveState(LiveProfile& live, Phase phase)
+    {
+        const bool running = phase == Phase::Running;
+        const uint64_t activeNs = g_ppe.activeNs + (running ? nowNs(activeClock()) - g_ppe.periodStartNs : 0);
+        refreshLiveUsage(live, nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs, activeNs, running);
+        refreshLiveMappings(live, *g_liveMaps);
+    }
+
+    void keepLiveState(uint64_t)
+    {
+        const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+        if (phase == Phase::Off || phase == Phase::Stopped || !g_ppe.livePath[0])
+            return;
+        refreshLiveState(*g_ppe.live.load(std::memory_order_acquire), phase);
+    }
+
+    // The live-state job, when the profile has a live file; false when there is nothing to keep.
+    bool addLiveStateJob()
+    {
+        if (!g_ppe.livePath[0])
+            return false;
+        void* memory = mmap(nullptr, sizeof(MapsScratch), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED)
+            return false;
+        g_liveMaps = static_cast<MapsScratch*>(memory);
+        g_liveStateJob = addServiceJob(keepLiveState, kLiveStatePeriodNs);
+        requestServiceJob(g_liveStateJob); // the first refresh as soon as the thread runs
+        return g_liveStateJob >= 0;
+    }
+
     // On the collector thread. A checkpoint still being written when the next is due delays it; the
     // service loop then skips what was missed: checkpoints never overlap.
     void checkpoint(uint64_t)
@@ -18,6 +55,8 @@ namespace {
             || g_ppe.writing.exchange(true, std::memory_order_acquire))
             return;
         LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        if (g_ppe.livePath[0] && g_liveMaps)
+            refreshLiveState(*live, Phase::Running);
         if (g_ppe.livePath[0])
             msync(live, live->mappingSize, MS_SYNC);
         const uint64_t activeNs = g_ppe.activeNs + nowNs(activeClock()) - g_ppe.periodStartNs;
@@ -34,8 +73,9 @@ namespace {
 
 bool startCheckpoints(const char** why)
 {
+    const bool liveState = addLiveStateJob();
     if (!g_ppe.config.checkpoint)
-        return true;
+        return !liveState || startServiceThread(why);
     g_ppe.checkpointScratch = createOutputScratch();
     if (!g_ppe.checkpointScratch) {
         *why = "cannot map memory for checkpoints";
@@ -54,6 +94,8 @@ bool restartCheckpointsInChild(const char** why)
     g_ppe.checkpointWritten = false; // the child writes under its own name
     return restartServiceThreadInChild(why);
 }
+
+void liveMappingsChanged() { requestServiceJob(g_liveStateJob); }
 
 void endCheckpoints()
 {

@@ -1,5 +1,6 @@
 // The program's calls into the collector: ppe_load/ppe_init/ppe_set/ppe_start/ppe_pause/ppe_stop
 // (C, ppe.h) and their Fortran bindings (ppe.f90), and the hooks of the process interposers.
+#include "checkpoints.h"
 #include "collector_state.h"
 #include "lifecycle.h"
 #include "messages.h"
@@ -128,7 +129,9 @@ int closeSharedObject(void* handle, int (*realDlclose)(void*))
     const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
     if (!live || !active() || live->histogram.record->pid != uint64_t(getpid()))
         return realDlclose(handle);
-    return closeAndRetire(handle, realDlclose, live->histogram.pcs);
+    const int result = closeAndRetire(handle, realDlclose, live->histogram.pcs);
+    liveMappingsChanged();
+    return result;
 }
 
 } // namespace ppe

@@ -3,6 +3,7 @@
 #include "ppe/core/output_file.h"
 
 #include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace ppe {
@@ -59,7 +60,60 @@ namespace {
         return 1;
     }
 
+    bool readAt(int fd, void* out, size_t size, uint64_t offset)
+    {
+        return pread(fd, out, size, off_t(offset)) == ssize_t(size);
+    }
+
+    // Section `index`'s header from the table at `e.e_shoff`.
+    bool sectionHeader(int fd, const ElfW(Ehdr) & e, unsigned index, ElfW(Shdr) * out)
+    {
+        return readAt(fd, out, sizeof(*out), e.e_shoff + uint64_t(index) * e.e_shentsize);
+    }
+
+    uint32_t readSections(int fd, CodeSection* out, uint32_t capacity)
+    {
+        ElfW(Ehdr) e;
+        if (!readAt(fd, &e, sizeof(e), 0) || std::memcmp(e.e_ident, ELFMAG, SELFMAG) != 0
+            || e.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)
+            || e.e_shentsize != sizeof(ElfW(Shdr)) || !e.e_shoff || e.e_shstrndx >= e.e_shnum)
+            return 0;
+        ElfW(Shdr) names;
+        if (!sectionHeader(fd, e, e.e_shstrndx, &names))
+            return 0;
+        uint32_t count = 0;
+        for (unsigned i = 1; i < e.e_shnum && count < capacity; ++i) {
+            ElfW(Shdr) sh;
+            if (!sectionHeader(fd, e, i, &sh))
+                return 0;
+            if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR) || !sh.sh_size)
+                continue;
+            CodeSection& s = out[count];
+            std::memset(s.name, 0, sizeof(s.name));
+            if (sh.sh_name >= names.sh_size)
+                continue;
+            const ssize_t got = pread(fd, s.name, sizeof(s.name) - 1, off_t(names.sh_offset + sh.sh_name));
+            if (got <= 0)
+                continue;
+            s.name[sizeof(s.name) - 1] = '\0';
+            s.address = sh.sh_addr;
+            s.size = sh.sh_size;
+            ++count;
+        }
+        return count;
+    }
+
 } // namespace
+
+uint32_t readCodeSections(const char* path, CodeSection* out, uint32_t capacity)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    const uint32_t count = readSections(fd, out, capacity);
+    close(fd);
+    return count;
+}
 
 bool objectContains(const dl_phdr_info* info, uintptr_t address)
 {

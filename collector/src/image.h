@@ -2,6 +2,8 @@
 // time, where it was loaded, and its build id.
 #pragma once
 
+#include "ppe/core/profile_record.h"
+
 #include <climits>
 #include <cstdint>
 #include <elf.h>
@@ -27,6 +29,12 @@ bool findImageContaining(uintptr_t address, ObjectImage* image);
 
 // True when a PT_LOAD segment of the loaded object `info` holds `address`. Signal-safe.
 bool objectContains(const dl_phdr_info* info, uintptr_t address);
+
+// The code sections (SHF_ALLOC | SHF_EXECINSTR) of the ELF file at `path`, from its section
+// headers, in header order: at most `capacity` into `out`; returns how many. 0 when the file
+// cannot be read or has no section headers (stripped with sstrip). Reads the file once with
+// pread into the stack; for the start of a run, never the sampling path. Allocates nothing.
+uint32_t readCodeSections(const char* path, CodeSection* out, uint32_t capacity);
 
 // The note every copy of the collector carries (name "PPE", type "PPE1"; first_collector.cc).
 inline constexpr uint32_t kPpeNoteType = 0x50504531;

@@ -46,9 +46,7 @@ namespace {
             return; // the collector's own thread is not the program
         recordSample(live->histogram, pc, weight);
         countThreadSample(weight);
-        timespec now {};
-        clock_gettime(CLOCK_REALTIME_COARSE, &now);
-        std::atomic_ref<int64_t>(live->file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
+        markSampleTime(*live);
     }
 
     void onTick(uint64_t expirations)

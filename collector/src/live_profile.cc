@@ -1,11 +1,67 @@
 #include "live_profile.h"
 
+#include <atomic>
+#include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 namespace ppe {
+
+namespace {
+
+    // Up to `capacity` - 1 bytes of the file at `path`, '\0'-terminated; the bytes read.
+    size_t readSmall(const char* path, char* out, size_t capacity)
+    {
+        size_t used = 0;
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            out[0] = '\0';
+            return 0;
+        }
+        while (used + 1 < capacity) {
+            const ssize_t n = read(fd, out + used, capacity - 1 - used);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            used += size_t(n);
+        }
+        close(fd);
+        out[used] = '\0';
+        return used;
+    }
+
+    // Field 22 of /proc/self/stat, the process's start time in clock ticks after boot (the fields
+    // after the command name, which may hold spaces and parentheses, follow its last ')').
+    uint64_t processStartTicks()
+    {
+        char stat[1024];
+        const size_t n = readSmall("/proc/self/stat", stat, sizeof(stat));
+        size_t at = n;
+        while (at > 0 && stat[at - 1] != ')')
+            --at;
+        int field = 2; // the ')' ends field 2
+        uint64_t value = 0;
+        for (; at < n && field < 22; ++at)
+            field += stat[at] == ' ';
+        for (; at < n && stat[at] >= '0' && stat[at] <= '9'; ++at)
+            value = value * 10 + uint64_t(stat[at] - '0');
+        return field == 22 ? value : 0;
+    }
+
+    // Who owns the live file: with the pid of the record, enough to tell whether it still runs.
+    void describeOwner(LiveFileHeader& file)
+    {
+        file.startTicks = processStartTicks();
+        const size_t n = readSmall("/proc/sys/kernel/random/boot_id", file.bootId, sizeof(file.bootId));
+        if (n && file.bootId[n - 1] == '\n')
+            file.bootId[n - 1] = '\0';
+    }
+
+} // namespace
 
 LiveProfile* createLiveProfile(
     const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd, int fd)
@@ -23,6 +79,7 @@ LiveProfile* createLiveProfile(
     auto* base = static_cast<char*>(memory);
     auto* live = reinterpret_cast<LiveProfile*>(base);
     writeLiveHeader(live->file, plan);
+    describeOwner(live->file);
     auto* record = reinterpret_cast<ProfileRecord*>(base + plan.recordOffset);
     record->layout = layout;
     record->loadBias = bias;
@@ -44,6 +101,15 @@ LiveProfile* cloneEmpty(const LiveProfile& live, int fd)
     std::memcpy(&to, &from, sizeof(ProfileRecord));
     clearCounts(to);
     return copy;
+}
+
+void markSampleTime(LiveProfile& live)
+{
+    timespec now {};
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::atomic_ref<int64_t>(live.file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
+    std::atomic_ref<int64_t>(live.file.lastSampleNs)
+        .store(int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec, std::memory_order_relaxed);
 }
 
 void clearCounters(LiveProfile& live)

@@ -30,6 +30,9 @@ LiveProfile* createLiveProfile(
 // layout and every counter zero. Signal-safe.
 LiveProfile* cloneEmpty(const LiveProfile& live, int fd);
 
+// Notes the time of a sample in the live file ("data up to", in ns). Signal-safe, lock-free.
+void markSampleTime(LiveProfile& live);
+
 // Zeroes every counter (after fork, in the child). Signal-safe.
 void clearCounters(LiveProfile& live);
 

@@ -4,6 +4,7 @@
 #include "image.h"
 #include "messages.h"
 #include "ppe/core/histogram.h"
+#include "ppe/core/object_attribution.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
 #include "proc_maps.h"
@@ -51,45 +52,23 @@ namespace {
     struct Attribution {
         OutputScratch* s;
         MapsTable maps;
-        size_t objectCount = 0;
-        size_t hitCount = 0;
+        ObjectTable t;
     };
 
-    // The object index for the mapping's path, adding it if new; -1 when the table is full.
-    int objectFor(Attribution& a, uint32_t path)
+    Attribution attribution(OutputScratch* s)
     {
-        for (size_t i = 0; i < a.objectCount; ++i) {
-            if (a.s->objectPath[i] == path)
-                return int(i);
-        }
-        if (a.objectCount == kMaxObjects)
-            return -1;
-        a.s->objectPath[a.objectCount] = path;
-        a.s->objects[a.objectCount] = ObjectInfo { a.maps.paths + path, 0, a.s->buildIds[a.objectCount], 0 };
-        return int(a.objectCount++);
+        return Attribution { s, {},
+            ObjectTable { s->objects, s->objectPath, s->buildIds, kMaxObjects, 0, s->hits, 0 } };
     }
 
-    unsigned categoryOf(const Attribution& a, const Mapping* m, const LiveProfile& live, uintptr_t pc)
-    {
-        const char* path = m ? a.maps.paths + m->path : nullptr;
-        return categoryOfMapping(path, a.s->snapshot.image, pc < live.histogram.runStart);
-    }
-
+    // The object and category of an outside PC: core's rules (object_attribution.h) on the mapping
+    // that holds it now.
     void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t count)
     {
-        ProfileRecord& record = a.s->snapshot;
         const Mapping* m = findMapping(a.maps, pc);
-        const unsigned category = categoryOf(a, m, live, pc);
-        const int object = category == kShared ? objectFor(a, m->path) : -1;
-        if (category == kShared && object < 0) {
-            record.counts[kUnknown] += count;
-            return;
-        }
-        record.counts[category] += count;
-        if (object < 0)
-            return;
-        a.s->objects[object].hits += count;
-        a.s->hits[a.hitCount++] = ObjectCountRecord { uint32_t(object), pc - m->start + m->offset, count };
+        const PcPlace place { m ? a.maps.paths + m->path : nullptr, m ? m->path : 0,
+            m ? pc - m->start + m->offset : 0 };
+        attributeOutsidePc(a.s->snapshot, a.t, place, pc < live.histogram.runStart, count);
     }
 
     // The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
@@ -105,17 +84,17 @@ namespace {
         int index[kMaxRetiredObjects];
         for (uint32_t i = 0; i < objects; ++i) {
             index[i] = -1;
-            for (size_t k = 0; k < a.objectCount && index[i] < 0; ++k) {
+            for (size_t k = 0; k < a.t.count && index[i] < 0; ++k) {
                 const ObjectInfo& o = a.s->objects[k];
                 if (std::strcmp(o.path, r->objects[i].path) == 0 && o.buildIdSize == r->objects[i].buildIdSize
                     && std::memcmp(o.buildId, r->objects[i].buildId, o.buildIdSize) == 0)
                     index[i] = int(k);
             }
-            if (index[i] < 0 && a.objectCount < kMaxObjects) {
-                a.s->objectPath[a.objectCount] = UINT32_MAX; // no mapping: its build id is known already
-                a.s->objects[a.objectCount]
+            if (index[i] < 0 && a.t.count < kMaxObjects) {
+                a.s->objectPath[a.t.count] = UINT32_MAX; // no mapping: its build id is known already
+                a.s->objects[a.t.count]
                     = ObjectInfo { r->objects[i].path, 0, r->objects[i].buildId, r->objects[i].buildIdSize };
-                index[i] = int(a.objectCount++);
+                index[i] = int(a.t.count++);
             }
         }
         record.counts[kUnknown] += std::atomic_ref<const uint64_t>(r->lost).load(std::memory_order_relaxed);
@@ -131,7 +110,7 @@ namespace {
             }
             record.counts[kShared] += count;
             a.s->objects[object].hits += count;
-            a.s->hits[a.hitCount++] = ObjectCountRecord { uint32_t(object), hit.fileOffset, count };
+            a.s->hits[a.t.hitCount++] = ObjectCountRecord { uint32_t(object), hit.fileOffset, count };
         }
     }
 
@@ -145,7 +124,7 @@ namespace {
         if (pc >= h.imageStart && pc < h.imageEnd)
             return CodePlace { CodePlace::Kind::Image, 0, pc - a.s->snapshot.loadBias };
         const Mapping* m = findMapping(a.maps, pc);
-        const int object = categoryOf(a, m, live, pc) == kShared ? objectFor(a, m->path) : -1;
+        const int object = m ? objectOfPlace(a.s->snapshot, a.t, PcPlace { a.maps.paths + m->path, m->path, 0 }) : -1;
         if (object < 0)
             return CodePlace { CodePlace::Kind::Address, 0, pc };
         return CodePlace { CodePlace::Kind::Object, uint32_t(object), pc - m->start + m->offset };
@@ -171,7 +150,7 @@ namespace {
 
     void readObjectBuildIds(Attribution& a)
     {
-        for (size_t i = 0; i < a.objectCount; ++i) {
+        for (size_t i = 0; i < a.t.count; ++i) {
             for (size_t k = 0; k < a.maps.mappingCount; ++k) {
                 const Mapping& m = a.maps.mappings[k];
                 if (m.path != a.s->objectPath[i] || m.offset != 0 || !m.readable)
@@ -200,9 +179,7 @@ namespace {
         const size_t blocked = placeBlocked(a, live, haveMaps);
         readObjectBuildIds(a);
         addRetiredObjects(a);
-        std::sort(a.s->hits, a.s->hits + a.hitCount, [](const ObjectCountRecord& x, const ObjectCountRecord& y) {
-            return x.object != y.object ? x.object < y.object : x.fileOffset < y.fileOffset;
-        });
+        sortObjectHits(a.t);
         return blocked;
     }
 
@@ -294,10 +271,10 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     const uint32_t* bins = live.histogram.bins;
     if (status == ProfileStatus::Checkpoint && !(bins = frozen.freeze(record, bins)))
         return ENOMEM;
-    Attribution a { s, {} };
+    Attribution a = attribution(s);
     const size_t blocked = attributeOutsidePcs(a, live);
     s->scan = blockedScanSummary();
-    const ProfileOutput output { &record, bins, s->objects, a.objectCount, s->hits, a.hitCount, s->threads,
+    const ProfileOutput output { &record, bins, s->objects, a.t.count, s->hits, a.t.hitCount, s->threads,
         snapshotThreads(s->threads, kThreadSlots + 1), s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
     copyString(written, PATH_MAX, path);
     int error = writeTo(written, output, s->writeBuffer, replacing);

@@ -79,6 +79,7 @@ void describeRun(ProfileRecord& r, const ObjectImage& image, const Config& confi
     copyString(r.image, sizeof(r.image), image.path);
     std::memcpy(r.buildId, image.buildId, image.buildIdSize);
     r.buildIdSize = image.buildIdSize;
+    r.codeSectionCount = readCodeSections(image.path, r.codeSections, kMaxCodeSections);
     r.pid = uint64_t(getpid());
     r.parentPid = uint64_t(getppid());
     r.startTime = int64_t(time(nullptr));

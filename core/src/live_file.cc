@@ -20,6 +20,10 @@ namespace {
             || h.pcSlotSize != sizeof(PcSlot) || h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize > h.fileSize
             || h.recordOffset % 8 || h.binsOffset % 8 || h.pcsOffset % 8)
             return LiveFileProblem::Inconsistent;
+        if (h.mapsSize != sizeof(LiveMappings) || h.mapsOffset % 8
+            || h.mapsOffset < h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize
+            || h.mapsOffset + 2 * uint64_t(h.mapsSize) > h.fileSize)
+            return LiveFileProblem::Inconsistent;
         return LiveFileProblem::None;
     }
 
@@ -32,7 +36,8 @@ LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageS
     l.recordOffset = roundUp(headSize, 64);
     l.binsOffset = roundUp(l.recordOffset + sizeof(ProfileRecord), pageSize);
     l.pcsOffset = l.binsOffset + roundUp(binCount * sizeof(uint32_t), 64);
-    l.fileSize = roundUp(l.pcsOffset + sizeof(PcSlot) * uint64_t(kPcTableSlots), pageSize);
+    l.mapsOffset = roundUp(l.pcsOffset + sizeof(PcSlot) * uint64_t(kPcTableSlots), 64);
+    l.fileSize = roundUp(l.mapsOffset + 2 * sizeof(LiveMappings), pageSize);
     return l;
 }
 
@@ -47,6 +52,15 @@ void writeLiveHeader(LiveFileHeader& h, const LiveFileLayout& layout)
     h.pcSlots = kPcTableSlots;
     h.pcSlotSize = sizeof(PcSlot);
     h.fileSize = layout.fileSize;
+    h.mapsOffset = layout.mapsOffset;
+    h.mapsSize = sizeof(LiveMappings);
+    h.mapsCurrent = kLiveNone;
+    h.usageCurrent = kLiveNone;
+}
+
+LiveMappings* liveMappings(char* base, const LiveFileHeader& header, uint32_t copy)
+{
+    return reinterpret_cast<LiveMappings*>(base + header.mapsOffset + uint64_t(copy) * header.mapsSize);
 }
 
 LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* view)
@@ -62,6 +76,10 @@ LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* vie
         return LiveFileProblem::BinsOverflow;
     view->bins = reinterpret_cast<const uint32_t*>(bytes + h.binsOffset);
     view->pcs = reinterpret_cast<const PcSlot*>(bytes + h.pcsOffset);
+    if (h.mapsCurrent < 2)
+        view->mappings = liveMappings(const_cast<char*>(bytes), h, h.mapsCurrent);
+    if (h.usageCurrent < 2)
+        view->usage = &reinterpret_cast<const LiveFileHeader*>(bytes)->usage[h.usageCurrent];
     return LiveFileProblem::None;
 }
 

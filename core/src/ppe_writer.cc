@@ -144,6 +144,11 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
     const ProfileRecord& r = *out.record;
     w.str("load-bias ").hex(r.loadBias).endl();
     w.str("range ").hex(r.layout.start).ch(' ').hex(r.layout.end).endl();
+    for (uint32_t i = 0; i < r.codeSectionCount && i < kMaxCodeSections; ++i) {
+        const CodeSection& s = r.codeSections[i];
+        w.str("code-section ").quoted(s.name, strnlen(s.name, sizeof(s.name)));
+        w.ch(' ').hex(s.address).ch(' ').hex(s.size).endl();
+    }
     textField(w, "mechanism", r.mechanism);
     const bool cpu = r.mode == uint32_t(SampleMode::Cpu);
     w.str("mode ").dec(r.mode).str(cpu ? " cpu" : " real").endl();
@@ -155,6 +160,8 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
     w.str("bin-count ").dec(r.layout.count).endl();
     w.str("max-bin ").dec(maxBin(out)).endl();
     w.str("cpu-time ").fixed(r.cpuUserUs, 6).ch(' ').fixed(r.cpuSystemUs, 6).endl();
+    if (r.cpuTimeAsOf)
+        timeField(w, "cpu-time-as-of", r.cpuTimeAsOf);
     w.str("wall-time ").fixed(r.wallUs, 6).endl();
     w.str("active-time ").fixed(r.activeUs, 6).endl();
     w.str("ticks ").dec(load(r.ticks)).endl();

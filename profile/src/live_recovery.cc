@@ -1,12 +1,19 @@
 #include "ppe/profile/live_recovery.h"
 
+#include "ppe/core/civil_time.h"
 #include "ppe/core/histogram.h"
 #include "ppe/core/live_file.h"
+#include "ppe/core/object_attribution.h"
 #include "ppe/core/ppe_writer.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -48,6 +55,162 @@ namespace {
         return bool(in);
     }
 
+    // The mappings the collector thread kept, checked: counts and path offsets within their arrays.
+    std::unique_ptr<LiveMappings> checkedMappings(const LiveMappings* kept)
+    {
+        if (!kept)
+            return nullptr;
+        auto copy = std::make_unique<LiveMappings>(*kept);
+        if (copy->count > kLiveMaxMappings || copy->pathUsed > kLiveMapPaths || copy->pathUsed == 0)
+            return nullptr;
+        copy->paths[kLiveMapPaths - 1] = '\0';
+        for (uint32_t i = 0; i < copy->count; ++i) {
+            const LiveMapping& m = copy->mappings[i];
+            if (m.path >= copy->pathUsed || m.buildIdSize > kMaxBuildId || m.end <= m.start
+                || (i && m.start < copy->mappings[i - 1].end))
+                return nullptr;
+        }
+        return copy;
+    }
+
+    const LiveMapping* findLiveMapping(const LiveMappings& maps, uint64_t pc)
+    {
+        const LiveMapping* end = maps.mappings + maps.count;
+        const LiveMapping* m
+            = std::upper_bound(maps.mappings, end, pc, [](uint64_t a, const LiveMapping& x) { return a < x.end; });
+        return m != end && m->start <= pc ? m : nullptr;
+    }
+
+    // The objects and hits of a recovered profile: core's attribution (object_attribution.h), as the
+    // collector's writer does it, on the mappings of the live file.
+    struct RecoveredObjects {
+        static constexpr size_t kCapacity = 1024;
+        std::vector<ObjectInfo> objects = std::vector<ObjectInfo>(kCapacity);
+        std::vector<uint32_t> keys = std::vector<uint32_t>(kCapacity);
+        std::vector<uint8_t> buildIds = std::vector<uint8_t>(kCapacity * kMaxBuildId);
+        std::vector<ObjectCountRecord> hits = std::vector<ObjectCountRecord>(kPcTableSlots);
+        ObjectTable table { objects.data(), keys.data(), reinterpret_cast<uint8_t (*)[kMaxBuildId]>(buildIds.data()),
+            kCapacity, 0, hits.data(), 0 };
+    };
+
+    void addBuildIds(RecoveredObjects& r, const LiveMappings& maps)
+    {
+        for (size_t i = 0; i < r.table.count; ++i) {
+            for (uint32_t k = 0; k < maps.count; ++k) {
+                const LiveMapping& m = maps.mappings[k];
+                if (m.path != r.table.keys[i] || !m.buildIdSize)
+                    continue;
+                std::memcpy(r.table.buildIds[i], m.buildId, m.buildIdSize);
+                r.table.objects[i].buildIdSize = m.buildIdSize;
+                break;
+            }
+        }
+    }
+
+    // Names every PC of the table by the mappings kept; without them (a live file whose collector
+    // thread never ran) they stay unknown, as settleCounts() counted them.
+    void attributePcs(ProfileRecord& record, const LiveFileView& view, const LiveMappings* maps, RecoveredObjects& r)
+    {
+        settleCounts(record, view.bins, view.pcs, maps ? 0 : view.header.pcSlots);
+        if (!maps)
+            return;
+        const uint64_t runStart = record.layout.start + record.loadBias;
+        for (uint32_t i = 0; i < view.header.pcSlots; ++i) {
+            const PcSlot& slot = view.pcs[i];
+            if (!slot.count)
+                continue;
+            const LiveMapping* m = findLiveMapping(*maps, slot.pc);
+            const PcPlace place { m ? maps->paths + m->path : nullptr, m ? m->path : 0,
+                m ? slot.pc - m->start + m->offset : 0 };
+            attributeOutsidePc(record, r.table, place, slot.pc < runStart, slot.count);
+        }
+        addBuildIds(r, *maps);
+        sortObjectHits(r.table);
+    }
+
+    std::string utcText(int64_t seconds)
+    {
+        const CivilTime t = civilFromUnix(seconds);
+        char text[40];
+        std::snprintf(text, sizeof(text), "%04lld-%02u-%02uT%02u:%02u:%02uZ", static_cast<long long>(t.year), t.month,
+            t.day, t.hour, t.minute, t.second);
+        return text;
+    }
+
+    // Times up to the last thing known of the process: its last sample or the collector thread's
+    // last record, in ns; the CPU time of that record (said as of when).
+    void settleTimes(ProfileRecord& record, const LiveFileView& view, std::vector<std::string>* notes)
+    {
+        const LiveFileHeader& h = view.header;
+        const LiveUsage* u = view.usage;
+        if (!u) { // the collector thread never ran: whole seconds from the start
+            record.endTime = h.lastSampleTime ? h.lastSampleTime : record.startTime;
+            record.wallUs = uint64_t(std::max<int64_t>(0, record.endTime - record.startTime)) * 1'000'000;
+            record.activeUs = record.wallUs;
+            return;
+        }
+        const int64_t endNs = std::max(h.lastSampleNs, u->takenNs);
+        const uint64_t after = uint64_t(endNs - u->takenNs);
+        record.endTime = endNs / 1'000'000'000;
+        record.wallUs = (u->wallNs + after) / 1000;
+        const uint64_t total = totalSamples(record);
+        if (record.mode == uint32_t(SampleMode::Cpu)) // CPU time after the record: at the rate until then
+            record.activeUs = u->samples && total > u->samples
+                ? uint64_t(double(u->activeNs) / 1000.0 * double(total) / double(u->samples))
+                : u->activeNs / 1000;
+        else
+            record.activeUs = (u->activeNs + (u->running ? after : 0)) / 1000;
+        record.cpuUserUs = u->cpuUserUs;
+        record.cpuSystemUs = u->cpuSystemUs;
+        record.cpuTimeAsOf = u->takenNs / 1'000'000'000;
+        if (notes)
+            notes->push_back("CPU time as of " + utcText(record.cpuTimeAsOf) + " (the collector's last record, "
+                + std::to_string(after / 1'000'000) + " ms before the last sample)");
+    }
+
+    // Field 22 of /proc/PID/stat (the start time in clock ticks after boot), 0 if it cannot be read.
+    uint64_t startTicksOf(uint64_t pid)
+    {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t paren = text.rfind(')');
+        if (paren == std::string::npos)
+            return 0;
+        std::istringstream fields(text.substr(paren + 2));
+        std::string field;
+        for (int i = 3; i <= 22 && fields >> field; ++i) {
+            if (i == 22)
+                return std::strtoull(field.c_str(), nullptr, 10);
+        }
+        return 0;
+    }
+
+    // The process that wrote the live file still runs: the same pid, start time and boot.
+    bool ownerStillRuns(const LiveFileHeader& h, uint64_t pid)
+    {
+        if (!h.startTicks || !pid || startTicksOf(pid) != h.startTicks)
+            return false;
+        std::ifstream in("/proc/sys/kernel/random/boot_id");
+        std::string boot;
+        std::getline(in, boot);
+        return boot == std::string(h.bootId, strnlen(h.bootId, sizeof(h.bootId)));
+    }
+
+    std::string formatRecovered(const ProfileRecord& record, const LiveFileView& view, const RecoveredObjects& objects)
+    {
+        const int fd = memfd_create("ppe-recovered", 0);
+        if (fd < 0)
+            return "";
+        const ProfileOutput output { &record, view.bins, objects.table.objects, objects.table.count, objects.table.hits,
+            objects.table.hitCount };
+        const int error = writeProfile(fd, output);
+        std::string text(size_t(lseek(fd, 0, SEEK_END)), '\0');
+        if (pread(fd, text.data(), text.size(), 0) != ssize_t(text.size()) || error)
+            text.clear();
+        close(fd);
+        return text;
+    }
+
 } // namespace
 
 std::string profilePathForLiveFile(const std::string& path)
@@ -64,7 +227,7 @@ std::string profilePathForLiveFile(const std::string& path)
     return path.substr(0, digitsStart - 1);
 }
 
-Result<std::string> recoverLiveFile(const std::string& path)
+Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::string>* notes)
 {
     std::vector<uint64_t> words;
     uint64_t size = 0;
@@ -76,23 +239,19 @@ Result<std::string> recoverLiveFile(const std::string& path)
         return Error { path, 0, describe(problem, view, size) };
     ProfileRecord record;
     std::memcpy(&record, view.record, sizeof(record));
-    settleCounts(record, view.bins, view.pcs, view.header.pcSlots);
-    record.status = uint32_t(ProfileStatus::Recovered);
-    std::strncpy(record.endReason, "killed", sizeof(record.endReason));
-    const int64_t last = view.header.lastSampleTime;
-    record.endTime = last ? last : record.startTime;
-    record.wallUs = uint64_t(std::max<int64_t>(0, record.endTime - record.startTime)) * 1'000'000;
-    record.activeUs = record.wallUs;
-    const int fd = memfd_create("ppe-recovered", 0);
-    if (fd < 0)
-        return Error { path, 0, "cannot create a memory file" };
-    const ProfileOutput output { &record, view.bins, nullptr, 0, nullptr, 0 };
-    const int error = writeProfile(fd, output);
-    std::string text(size_t(lseek(fd, 0, SEEK_END)), '\0');
-    pread(fd, text.data(), text.size(), 0);
-    close(fd);
-    if (error)
-        return Error { path, 0, std::string("cannot format: ") + std::strerror(error) };
+    const std::unique_ptr<LiveMappings> maps = checkedMappings(view.mappings);
+    auto objects = std::make_unique<RecoveredObjects>();
+    attributePcs(record, view, maps.get(), *objects);
+    settleTimes(record, view, notes);
+    const bool running = ownerStillRuns(view.header, record.pid);
+    record.status = uint32_t(running ? ProfileStatus::Checkpoint : ProfileStatus::Recovered);
+    std::strncpy(record.endReason, running ? "still running" : "killed", sizeof(record.endReason));
+    if (running && notes)
+        notes->insert(notes->begin(),
+            "process " + std::to_string(record.pid) + " is still running: a snapshot of its profile so far");
+    std::string text = formatRecovered(record, view, *objects);
+    if (text.empty())
+        return Error { path, 0, "cannot format the recovered profile" };
     return text;
 }
 

@@ -109,6 +109,18 @@ namespace {
             "cpu-time must be two numbers (user system)");
     }
 
+    std::string onCodeSection(const Fields& f, Profile& p)
+    {
+        if (auto e = expectCount(f, 4); !e.empty())
+            return e;
+        auto address = parseHex(f[2]);
+        auto size = parseHex(f[3]);
+        if (f[1].empty() || !address || !size)
+            return "code-section: expected \"NAME\" 0xADDRESS 0xSIZE";
+        p.codeSections.push_back(ImageSection { f[1], *address, *size });
+        return "";
+    }
+
     std::string onCount(const Fields& f, Profile& p)
     {
         if (auto e = expectCount(f, 3); !e.empty())
@@ -218,6 +230,7 @@ namespace {
             { "command", onCommand },
             { "load-bias", hex(&Profile::loadBias) },
             { "range", onRange },
+            { "code-section", onCodeSection },
             { "mechanism", text(&Profile::mechanism) },
             { "mode", onMode },
             { "interval", decimal(&Profile::interval) },
@@ -228,6 +241,7 @@ namespace {
             { "bin-count", decimal(&Profile::binCount) },
             { "max-bin", decimal(&Profile::maxBin) },
             { "cpu-time", onCpuTime },
+            { "cpu-time-as-of", utc(&Profile::cpuTimeAsOf) },
             { "wall-time", fixed(&Profile::wallTime) },
             { "active-time", fixed(&Profile::activeTime) },
             { "ticks", decimal(&Profile::ticks) },

@@ -172,6 +172,9 @@ namespace {
                 "code sections do not start and end where functions of" },
             { kExamples + "/ktest.map", profile.withoutImage, "" },
             { kExamples + "/mathlib.map", profile.withoutImage, "" },
+            // Another build of the same program with the executable gone: the code sections the
+            // collector read from its section headers (code-section) tell them apart.
+            { std::string(PPE_SIMP_O1) + ".map", profile.withoutImage, "its .text holds code at" },
         };
         for (const Case& c : cases) {
             const RunResult r = runProgram({ PPEOUT, c.map, c.profile, dir.file("o.ppl") });

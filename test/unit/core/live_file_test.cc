@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -120,6 +122,116 @@ namespace {
         EXPECT_EQ(profile->bins[1].address, 0x1ffeu);
         EXPECT_EQ(profile->endTime - profile->startTime, 10);
         EXPECT_DOUBLE_EQ(profile->wallTime, 10.0);
+    }
+
+    Result<Profile> recovered(LiveBytes& live, std::vector<std::string>* notes = nullptr)
+    {
+        test::Memfd file;
+        EXPECT_EQ(write(file.fd(), live.bytes(), live.size()), ssize_t(live.size()));
+        auto text = recoverLiveFile("/proc/self/fd/" + std::to_string(file.fd()), notes);
+        if (!text)
+            return text.error();
+        return parseProfile(*text, "recovered");
+    }
+
+    uint32_t addPath(LiveMappings& maps, const char* path)
+    {
+        const uint32_t at = maps.pathUsed;
+        std::strcpy(maps.paths + at, path);
+        maps.pathUsed += uint32_t(std::strlen(path) + 1);
+        return at;
+    }
+
+    // Issue 18: the collector thread keeps the executable mappings and its last usage record in the
+    // live file; recovery names the outside PCs by them as the writer does, and keeps ns times.
+    TEST(LiveFile, RecoveryNamesSharedObjectsAndKeepsTimesAndCpu)
+    {
+        LiveBytes live(0x1000, 0x2000, 0x40'0000);
+        ProfileRecord& r = *live.h.record;
+        std::strcpy(r.image, "/bin/prog");
+        r.mode = uint32_t(SampleMode::Real);
+        r.interval = 5000;
+        r.startTime = 1'700'000'000;
+        auto* header = reinterpret_cast<LiveFileHeader*>(live.bytes());
+        LiveMappings& maps = *liveMappings(live.bytes(), *header, 1);
+        maps.pathUsed = 1;
+        const uint32_t prog = addPath(maps, "/bin/prog");
+        const uint32_t lib = addPath(maps, "/lib/libx.so");
+        maps.mappings[0] = LiveMapping { 0x40'1000, 0x40'3000, 0x1000, prog, 0, {} };
+        maps.mappings[1] = LiveMapping { 0x7f00'0000'0000, 0x7f00'0001'0000, 0x2000, lib, 2, { 0xab, 0xcd } };
+        maps.mappings[2] = LiveMapping { 0x7fff'0000'0000, 0x7fff'0000'1000, 0, addPath(maps, "[vdso]"), 0, {} };
+        maps.count = 3;
+        header->mapsCurrent = 1;
+        recordSample(live.h, 0x40'1010, 7);
+        recordSample(live.h, 0x7f00'0000'0010, 3);
+        recordSample(live.h, 0x7f00'0000'0020, 1);
+        recordSample(live.h, 0x7fff'0000'0100, 2);
+        recordSample(live.h, 0x1234, 4); // in no mapping: unknown
+        r.ticks = 5500; // 2.75 s at 2000 Hz
+        const int64_t start = r.startTime * 1'000'000'000;
+        header->usage[0]
+            = LiveUsage { start + 2'500'000'000, 2'500'000'000, 2'500'000'000, 0, 1'250'000, 10'000, 1, 0 };
+        header->usageCurrent = 0;
+        header->lastSampleNs = start + 2'750'000'000;
+        std::vector<std::string> notes;
+        auto p = recovered(live, &notes);
+        ASSERT_TRUE(p) << p.error().str();
+        EXPECT_EQ(p->counts[kShared], 4u);
+        EXPECT_EQ(p->counts[kVdso], 2u);
+        EXPECT_EQ(p->counts[kUnknown], 4u);
+        ASSERT_EQ(p->objects.size(), 1u);
+        EXPECT_EQ(p->objects[0].path, "/lib/libx.so");
+        EXPECT_EQ(p->objects[0].buildId, "abcd");
+        ASSERT_EQ(p->objects[0].hitsByOffset.size(), 2u);
+        EXPECT_EQ(p->objects[0].hitsByOffset[0].fileOffset, 0x2010u);
+        EXPECT_EQ(p->objects[0].hitsByOffset[0].count, 3u);
+        EXPECT_DOUBLE_EQ(p->wallTime, 2.75);
+        EXPECT_DOUBLE_EQ(p->activeTime, 2.75);
+        EXPECT_DOUBLE_EQ(p->achievedRate, 2000.0);
+        EXPECT_DOUBLE_EQ(p->cpuUser, 1.25);
+        EXPECT_DOUBLE_EQ(p->cpuSystem, 0.01);
+        EXPECT_EQ(p->cpuTimeAsOf, r.startTime + 2);
+        ASSERT_EQ(notes.size(), 1u);
+        EXPECT_EQ(notes[0],
+            "CPU time as of 2023-11-14T22:13:22Z (the collector's last record, 250 ms before the last sample)");
+        EXPECT_EQ(p->status, ProfileStatus::Recovered);
+    }
+
+    std::string firstLine(const char* path)
+    {
+        std::ifstream in(path);
+        std::string line;
+        std::getline(in, line);
+        return line;
+    }
+
+    // The live file of a process that still runs (this one: its pid, start time and boot) is a
+    // snapshot, not a killed run.
+    TEST(LiveFile, TheLiveFileOfARunningProcessIsRecoveredAsStillRunning)
+    {
+        LiveBytes live(0x1000, 0x2000, 0x40'0000);
+        live.h.record->pid = uint64_t(getpid());
+        auto* header = reinterpret_cast<LiveFileHeader*>(live.bytes());
+        const std::string stat = firstLine("/proc/self/stat");
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        for (int i = 3; i <= 22; ++i)
+            fields >> field;
+        header->startTicks = std::stoull(field);
+        std::strncpy(header->bootId, firstLine("/proc/sys/kernel/random/boot_id").c_str(), sizeof(header->bootId) - 1);
+        std::vector<std::string> notes;
+        auto p = recovered(live, &notes);
+        ASSERT_TRUE(p) << p.error().str();
+        EXPECT_EQ(p->status, ProfileStatus::Checkpoint);
+        EXPECT_EQ(p->endReason, "still running");
+        ASSERT_FALSE(notes.empty());
+        EXPECT_EQ(
+            notes[0], "process " + std::to_string(getpid()) + " is still running: a snapshot of its profile so far");
+        header->startTicks += 1; // another process that got the same pid
+        auto other = recovered(live);
+        ASSERT_TRUE(other) << other.error().str();
+        EXPECT_EQ(other->status, ProfileStatus::Recovered);
+        EXPECT_EQ(other->endReason, "killed");
     }
 
 } // namespace

@@ -95,6 +95,34 @@ namespace {
         EXPECT_TRUE(parsed->objects.empty());
     }
 
+    // Issue 18: the monitored image's code sections (for checking a map without the image) and the
+    // time a recovered profile's CPU time was taken, written after range and cpu-time, read back.
+    TEST(PpeWriter, CodeSectionsAndCpuTimeAsOfAreWrittenAndReadBack)
+    {
+        const auto golden = makeGoldenProfile();
+        ProfileRecord& r = golden->record;
+        r.codeSections[0] = CodeSection { ".init", 0x1000, 0x17 };
+        r.codeSections[1] = CodeSection { ".text", 0x1080, 0x20a };
+        r.codeSectionCount = 2;
+        r.cpuTimeAsOf = 1'700'000'002;
+        const std::string text = writtenText(golden->output());
+        EXPECT_NE(text.find("\ncode-section \".init\" 0x1000 0x17\ncode-section \".text\" 0x1080 0x20a\nmechanism "),
+            std::string::npos)
+            << text;
+        EXPECT_NE(text.find("\ncpu-time-as-of 2023-11-14T22:13:22Z\nwall-time "), std::string::npos) << text;
+        const Result<Profile> parsed = parseProfile(text, "sections.ppe");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+        ASSERT_EQ(parsed->codeSections.size(), 2u);
+        EXPECT_EQ(parsed->codeSections[1].name, ".text");
+        EXPECT_EQ(parsed->codeSections[1].address, 0x1080u);
+        EXPECT_EQ(parsed->codeSections[1].size, 0x20au);
+        EXPECT_EQ(parsed->cpuTimeAsOf, 1'700'000'002);
+        const auto plain = parseProfile(std::string(kGoldenText), "golden.ppe");
+        ASSERT_TRUE(plain.ok()) << plain.error().str();
+        EXPECT_TRUE(plain->codeSections.empty()) << "files written before the record have none";
+        EXPECT_EQ(plain->cpuTimeAsOf, 0);
+    }
+
     TEST(PpeWriter, BadDescriptorReturnsTheErrno)
     {
         const auto golden = makeGoldenProfile();

@@ -3,8 +3,8 @@
 // Layout: a head structure beginning with LiveFileHeader at offset 0 (the collector keeps its own
 // run-time pointers after it), the ProfileRecord at recordOffset, the bins (uint32_t) at
 // binsOffset (page aligned: a forked child drops the counters' pages), the PC table (PcSlot) at
-// pcsOffset. planLiveFile() decides the offsets for the writer; readLiveFile() checks them for the
-// reader: both sides use this one description.
+// pcsOffset, then two copies of the executable mappings (LiveMappings) at mapsOffset. planLiveFile() decides the
+// offsets for the writer; readLiveFile() checks them for the reader: both sides use this one description.
 #pragma once
 
 #include "ppe/core/pc_table.h"
@@ -15,6 +15,43 @@
 namespace ppe {
 
 inline constexpr char kLiveMagic[8] = { 'P', 'P', 'E', 'L', 'I', 'V', 'E', '1' };
+
+inline constexpr uint32_t kLiveMaxMappings = 1024;
+inline constexpr uint32_t kLiveMapPaths = 64 * 1024;
+inline constexpr uint32_t kLiveNone = 2; // LiveFileHeader::mapsCurrent/usageCurrent before the first copy
+
+// One executable mapping of the process, as the collector thread last read /proc/self/maps.
+struct LiveMapping {
+    uint64_t start; // run-time [start, end)
+    uint64_t end;
+    uint64_t offset; // file offset of `start`
+    uint32_t path; // offset into LiveMappings::paths; 0 = "" (anonymous)
+    uint32_t buildIdSize;
+    uint8_t buildId[kMaxBuildId]; // of the file, read from its mapping at offset 0
+};
+
+// What recovery needs to name the PCs of the table: the executable mappings, ascending.
+struct LiveMappings {
+    int64_t takenNs; // CLOCK_REALTIME when read
+    uint32_t count;
+    uint32_t pathUsed;
+    uint32_t truncated; // some mappings or paths did not fit
+    uint32_t reserved;
+    LiveMapping mappings[kLiveMaxMappings];
+    char paths[kLiveMapPaths]; // '\0'-terminated paths, starting with ""
+};
+
+// Times and CPU usage as the collector thread last took them.
+struct LiveUsage {
+    int64_t takenNs; // CLOCK_REALTIME when taken
+    uint64_t wallNs; // wall time since set-up, then
+    uint64_t activeNs; // sampling time (CPU time in mode 1, wall time in mode 0), then
+    uint64_t samples; // samples counted, then
+    uint64_t cpuUserUs; // getrusage(RUSAGE_SELF), then
+    uint64_t cpuSystemUs;
+    uint32_t running; // sampling was on, then
+    uint32_t reserved;
+};
 
 struct LiveFileHeader {
     char magic[8]; // kLiveMagic
@@ -27,6 +64,19 @@ struct LiveFileHeader {
     uint32_t pcSlotSize;
     uint64_t fileSize;
     int64_t lastSampleTime; // CLOCK_REALTIME seconds of the latest sample: "data up to"
+
+    // Appended (issue 18): what recovery needs besides the counters. Each copied part has two
+    // slots; the collector writes the one not current, then publishes its index (a process killed
+    // while writing leaves the previous copy whole).
+    int64_t lastSampleNs; // CLOCK_REALTIME ns of the latest sample
+    uint64_t startTicks; // the owner's start time: field 22 of /proc/PID/stat (clock ticks after boot)
+    char bootId[40]; // /proc/sys/kernel/random/boot_id of the owner's boot
+    uint64_t mapsOffset; // two LiveMappings
+    uint32_t mapsSize; // sizeof(LiveMappings)
+    uint32_t mapsCurrent; // 0 or 1: the copy last completed; kLiveNone: none yet
+    LiveUsage usage[2];
+    uint32_t usageCurrent; // 0 or 1; kLiveNone: none yet
+    uint32_t reserved;
 };
 
 // Where each part of a live file goes.
@@ -35,6 +85,7 @@ struct LiveFileLayout {
     uint64_t recordOffset;
     uint64_t binsOffset; // page aligned: the counters start here
     uint64_t pcsOffset;
+    uint64_t mapsOffset; // two LiveMappings
     uint64_t fileSize; // a whole number of pages
 };
 
@@ -60,7 +111,12 @@ struct LiveFileView {
     const ProfileRecord* record = nullptr; // inside the bytes, aligned as the bytes are
     const uint32_t* bins = nullptr;
     const PcSlot* pcs = nullptr;
+    const LiveMappings* mappings = nullptr; // the last complete copy, nullptr if none
+    const LiveUsage* usage = nullptr; // the last complete copy, nullptr if none
 };
+
+// The two LiveMappings copies of a live file mapped at `base` laid out as `header` says. Signal-safe.
+LiveMappings* liveMappings(char* base, const LiveFileHeader& header, uint32_t copy);
 
 // Checks `size` bytes of a live file (aligned to 8 bytes at least) and points `view` into them.
 // Signal-safe.

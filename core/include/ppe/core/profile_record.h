@@ -39,6 +39,15 @@ const char* statusName(ProfileStatus status);
 
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr uint32_t kMaxBuildId = 64;
+inline constexpr uint32_t kMaxCodeSections = 16;
+
+// A section of code of the monitored image (SHF_ALLOC and SHF_EXECINSTR), from its section headers:
+// what a linker map of the same build must show (the .ppe's "code-section" record).
+struct CodeSection {
+    char name[24]; // ".text", ".init", ".plt", ...
+    uint64_t address; // link-time
+    uint64_t size;
+};
 
 struct ProfileRecord {
     // What ran, where and when.
@@ -75,6 +84,11 @@ struct ProfileRecord {
     uint64_t saturated; // in-range samples whose bin had reached its maximum (not in any bin)
     uint32_t status; // ProfileStatus
     char endReason[32]; // "exit", "signal 15", "ppe_stop", ...
+
+    // Appended after version 1's first fields (issue 18).
+    uint32_t codeSectionCount; // entries used in codeSections
+    CodeSection codeSections[kMaxCodeSections]; // in header order
+    int64_t cpuTimeAsOf; // CLOCK_REALTIME seconds when cpuUserUs/cpuSystemUs were taken; 0: at endTime
 };
 
 // The sum of all categories.

@@ -27,9 +27,15 @@ SectionFit sectionsAtFunctions(const mapparse::LinkMap& map, const debuginfo::De
 // misses most. Returns why the map does not fit ("9 of its 12 code sections ..."), or nullopt.
 std::optional<std::string> mapMismatchBySymbols(const mapparse::LinkMap& map, const debuginfo::DebugInfo& image);
 
-// Without the image: the map's code must lie in the profile's monitored range, and the in-range
-// hits that fall outside every code section of the map must be few (padding, PLT and skid take
-// a few percent; a map of another program leaves many hits outside). Returns why not, or nullopt.
+// The code sections the collector read from the image's section headers at start (the .ppe's
+// code-section records; none in older files): the map's code in each of these output sections
+// must start where the section starts and end within a few bytes of its end. A map of another
+// build of the same program fails this even when the image is gone. Returns why not, or nullopt.
+std::optional<std::string> mapMismatchBySections(const mapparse::LinkMap& map, const Profile& profile);
+
+// Without the image: mapMismatchBySections, then the map's code must lie in the profile's monitored range, and the
+// in-range hits that fall outside every code section of the map must be few (padding, PLT and skid take a few percent;
+// a map of another program leaves many hits outside). Returns why not, or nullopt.
 std::optional<std::string> mapMismatchByRange(const mapparse::LinkMap& map, const Profile& profile);
 
 // The share of in-range hits that fall outside every code section of the map, in percent.

@@ -5,13 +5,18 @@
 #include "ppe/support/result.h"
 
 #include <string>
+#include <vector>
 
 namespace ppe {
 
-// Reads NAME.ppe.PID.live and returns the text of a .ppe file with status "recovered", end time
-// = the last sample. PCs outside the range are counted as unknown (the dead process's mappings
-// cannot be read any more). Errors name the file.
-Result<std::string> recoverLiveFile(const std::string& path);
+// Reads a live file and returns the text of a .ppe file with status "recovered" and end-reason
+// "killed" or, when the process that wrote it still runs (same pid, start time and boot),
+// status "checkpoint" and end-reason "still running". Times run to the last sample in ns; the
+// CPU time is the collector thread's last record (cpu-time-as-of); PCs outside the range are
+// named by the executable mappings the collector thread kept, as the collector's writer names
+// them (object_attribution.h), or counted unknown in a file without them. What the caller
+// should tell the user (still running, CPU time as of when) goes to `notes`. Errors name the file.
+Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::string>* notes = nullptr);
 
 // NAME.ppe.PID.live -> NAME.ppe ("" if the name does not have that form).
 std::string profilePathForLiveFile(const std::string& path);

@@ -61,6 +61,13 @@ struct BlockingScan {
     double cost = 0; // CPU seconds the collector thread spent on them
 };
 
+// A section of code of the monitored image as its section headers give it (link-time).
+struct ImageSection {
+    std::string name; // ".text", ".init", ...
+    uint64_t address = 0;
+    uint64_t size = 0;
+};
+
 struct Profile {
     uint32_t version = 0;
     std::string producer;
@@ -75,6 +82,7 @@ struct Profile {
 
     uint64_t loadBias = 0;
     uint64_t rangeStart = 0, rangeEnd = 0; // link-time [start, end)
+    std::vector<ImageSection> codeSections; // empty in files written before the record existed
     std::string mechanism;
     SampleMode mode = SampleMode::Real;
     uint64_t interval = 0; // 100 ns units
@@ -84,6 +92,7 @@ struct Profile {
     uint64_t binCount = 0;
     uint64_t maxBin = 0;
     double cpuUser = 0, cpuSystem = 0, wallTime = 0, activeTime = 0; // seconds
+    int64_t cpuTimeAsOf = 0; // when cpuUser/cpuSystem were taken (seconds, UTC); 0: at endTime
     uint64_t ticks = 0;
     std::array<uint64_t, kCategoryCount> counts {};
     uint64_t saturated = 0;
