@@ -40,7 +40,8 @@ extern Collector g_ppe;
 // `clock` now in ns. Signal-safe.
 uint64_t nowNs(clockid_t clock);
 
-// The clock of active time: process CPU time (mode 1) or monotonic wall time (mode 0). Signal-safe.
+// The clock of active time: monotonic wall time for the POSIX timer's ticks, else process CPU time
+// (the CPU-time mechanisms, in both modes). Signal-safe.
 clockid_t activeClock();
 
 } // namespace ppe

@@ -58,13 +58,11 @@ static bool sameText(const char* a, const char* b)
 
 uint64_t achievedRateMilliHz(const ProfileRecord& record)
 {
-    const bool cpu = record.mode == uint32_t(SampleMode::Cpu);
-    const bool ticks = !cpu && sameText(record.mechanism, "posix-timer");
-    const uint64_t seconds = cpu || ticks ? record.activeUs : record.cpuUserUs + record.cpuSystemUs;
-    if (!seconds)
+    if (!record.activeUs)
         return 0;
+    const bool ticks = sameText(record.mechanism, "posix-timer");
     const uint64_t events = ticks ? load(record.ticks) : totalSamples(record);
-    return uint64_t(double(events) * 1'000'000'000.0 / double(seconds));
+    return uint64_t(double(events) * 1'000'000'000.0 / double(record.activeUs));
 }
 
 static void timeField(LineWriter& w, const char* key, int64_t seconds)

@@ -150,6 +150,7 @@ namespace {
         ProfileRecord& r = *live.h.record;
         std::strcpy(r.image, "/bin/prog");
         r.mode = uint32_t(SampleMode::Real);
+        std::strcpy(r.mechanism, "posix-timer"); // the rate: timer expirations per second of wall time
         r.interval = 5000;
         r.startTime = 1'700'000'000;
         auto* header = reinterpret_cast<LiveFileHeader*>(live.bytes());

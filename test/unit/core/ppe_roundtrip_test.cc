@@ -256,18 +256,16 @@ namespace {
         EXPECT_EQ(achievedRateMilliHz(r), 1'999'347u); // 1999.347 Hz, the example in docs/ppe-format.md
     }
 
-    // Real time by a CPU-time mechanism: the running threads' samples per second of the process's
-    // CPU time (blocked threads are the scan's, not samples).
-    TEST(PpeRates, RealModeByCpuTimeIsSamplesPerProcessCpuSecond)
+    // Real time by a CPU-time mechanism: the running threads' samples per active CPU second, as in
+    // CPU mode (blocked threads are the scan's, not samples).
+    TEST(PpeRates, RealModeByCpuTimeIsSamplesPerActiveCpuSecond)
     {
         ProfileRecord& r = *rateRecord(SampleMode::Real);
         std::strcpy(r.mechanism, "perf-task-clock");
         r.counts[kInRange] = 1500;
         r.counts[kShared] = 500;
         r.ticks = 77; // ignored
-        r.activeUs = 9'000'000; // wall time: ignored
-        r.cpuUserUs = 800'000;
-        r.cpuSystemUs = 200'000;
+        r.activeUs = 1'000'000;
         EXPECT_EQ(achievedRateMilliHz(r), 2'000'000u);
     }
 

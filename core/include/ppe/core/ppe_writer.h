@@ -88,8 +88,7 @@ int writeProfile(int fd, const ProfileOutput& output, char* buffer, size_t buffe
 int writeProfile(int fd, const ProfileOutput& output);
 
 // Achieved sample rate in millihertz: timer ticks per active wall second (the posix-timer
-// mechanism), else samples per CPU second (active CPU time in mode 1, the process's CPU time in
-// mode 0). 0 when nothing was active.
+// mechanism), else samples per active CPU second (both modes). 0 when nothing was active.
 uint64_t achievedRateMilliHz(const ProfileRecord& record);
 // Requested rate in millihertz from the 100 ns interval.
 uint64_t requestedRateMilliHz(uint64_t interval);
