@@ -29,7 +29,7 @@ for rate in 2000 20000; do
   floor_posix=$(timed env FLOOR_KIND=posix FLOOR_RATE=$rate LD_PRELOAD=$tmp/floor.so "$prog" $arg)
   printf '%-44s %8.3f %8.3f\n' "empty handler, posix timer ${rate} Hz" "$floor_posix" "$(echo "$floor_posix / $bare" | bc -l)"
   t=$(timed env PPE_ON=1 PPE_INT=$int PPE_OUT=$tmp/a.ppe LD_PRELOAD=$lib "$prog" $arg)
-  printf '%-44s %8.3f %8.3f   (%.2f x the floor'"'"'s cost; %s samples/s)\n' "ppe real time (posix-timer) ${rate} Hz" "$t" \
+  printf '%-44s %8.3f %8.3f   (%.2f x the floor'"'"'s cost; %s samples/s)\n' "ppe real time (default) ${rate} Hz" "$t" \
     "$(echo "$t / $bare" | bc -l)" "$(beyond "$floor_posix" "$t")" "$(achieved $tmp/a.ppe)"
   floor_perf=$(timed env FLOOR_KIND=perf FLOOR_RATE=$rate LD_PRELOAD=$tmp/floor.so "$prog" $arg)
   printf '%-44s %8.3f %8.3f\n' "empty SIGTRAP handler, perf task-clock ${rate} Hz" "$floor_perf" "$(echo "$floor_perf / $bare" | bc -l)"

@@ -116,9 +116,7 @@ namespace {
             const char* start = text;
             for (;; ++text) {
                 const char c = *text;
-                const int digit = c >= '0' && c <= '9' ? c - '0'
-                    : hex && c >= 'a' && c <= 'f'      ? c - 'a' + 10
-                                                       : -1;
+                const int digit = c >= '0' && c <= '9' ? c - '0' : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
                 if (digit < 0)
                     break;
                 v = v * (hex ? 16 : 10) + uint64_t(digit);

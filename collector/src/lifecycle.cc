@@ -33,7 +33,10 @@ uint64_t nowNs(clockid_t clock)
     return uint64_t(t.tv_sec) * 1'000'000'000 + uint64_t(t.tv_nsec);
 }
 
-clockid_t activeClock() { return g_ppe.mechanism == Mechanism::PosixTimer ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID; }
+clockid_t activeClock()
+{
+    return g_ppe.mechanism == Mechanism::PosixTimer ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID;
+}
 
 namespace {
 

@@ -6,7 +6,8 @@
 //    real-time mode the collector thread adds the time of blocked threads (blocked_scan.h).
 //  - itimer-prof (fallback where perf events are refused): setitimer(ITIMER_PROF), SIGPROF to the running thread;
 //    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
-//  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX timer; the thread that takes its
+//  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX timer; the thread
+//  that takes its
 //    signal (the real-time signal SIGRTMAX-3) forwards it with rt_tgsigqueueinfo() (carrying the
 //    sample's weight) to every other thread of the program, so each thread is sampled at the asked
 //    rate whether it runs or waits — and a sleeping thread's sleep is cut short (EINTR).

@@ -51,8 +51,8 @@ bool readThreadCpu(ThreadSlot& slot)
     timespec cpu {};
     if (clock_gettime(threadClock(tid), &cpu) != 0)
         return false; // ended: keep what was read before
-    std::atomic_ref<uint64_t>(slot.cpuNs).store(
-        uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec), std::memory_order_relaxed);
+    std::atomic_ref<uint64_t>(slot.cpuNs)
+        .store(uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec), std::memory_order_relaxed);
     return true;
 }
 

@@ -15,17 +15,16 @@ namespace {
     {
         static const std::map<int64_t, const char*> calls = { { 0, "read" }, { 1, "write" }, { 2, "open" },
             { 3, "close" }, { 4, "stat" }, { 5, "fstat" }, { 7, "poll" }, { 8, "lseek" }, { 9, "mmap" },
-            { 11, "munmap" }, { 16, "ioctl" }, { 17, "pread64" }, { 18, "pwrite64" }, { 19, "readv" },
-            { 20, "writev" }, { 23, "select" }, { 24, "sched_yield" }, { 26, "msync" }, { 34, "pause" },
-            { 35, "nanosleep" }, { 42, "connect" }, { 43, "accept" }, { 44, "sendto" }, { 45, "recvfrom" },
-            { 46, "sendmsg" }, { 47, "recvmsg" }, { 56, "clone" }, { 57, "fork" }, { 58, "vfork" }, { 59, "execve" },
-            { 61, "wait4" }, { 65, "semop" }, { 69, "msgsnd" }, { 70, "msgrcv" }, { 72, "fcntl" }, { 73, "flock" },
-            { 74, "fsync" }, { 75, "fdatasync" }, { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" },
-            { 202, "futex" }, { 208, "io_getevents" }, { 220, "semtimedop" }, { 230, "clock_nanosleep" },
-            { 232, "epoll_wait" }, { 240, "mq_timedsend" }, { 241, "mq_timedreceive" }, { 247, "waitid" },
-            { 257, "openat" }, { 270, "pselect6" }, { 271, "ppoll" }, { 281, "epoll_pwait" }, { 288, "accept4" },
-            { 299, "recvmmsg" }, { 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" },
-            { 441, "epoll_pwait2" } };
+            { 11, "munmap" }, { 16, "ioctl" }, { 17, "pread64" }, { 18, "pwrite64" }, { 19, "readv" }, { 20, "writev" },
+            { 23, "select" }, { 24, "sched_yield" }, { 26, "msync" }, { 34, "pause" }, { 35, "nanosleep" },
+            { 42, "connect" }, { 43, "accept" }, { 44, "sendto" }, { 45, "recvfrom" }, { 46, "sendmsg" },
+            { 47, "recvmsg" }, { 56, "clone" }, { 57, "fork" }, { 58, "vfork" }, { 59, "execve" }, { 61, "wait4" },
+            { 65, "semop" }, { 69, "msgsnd" }, { 70, "msgrcv" }, { 72, "fcntl" }, { 73, "flock" }, { 74, "fsync" },
+            { 75, "fdatasync" }, { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" }, { 202, "futex" },
+            { 208, "io_getevents" }, { 220, "semtimedop" }, { 230, "clock_nanosleep" }, { 232, "epoll_wait" },
+            { 240, "mq_timedsend" }, { 241, "mq_timedreceive" }, { 247, "waitid" }, { 257, "openat" },
+            { 270, "pselect6" }, { 271, "ppoll" }, { 281, "epoll_pwait" }, { 288, "accept4" }, { 299, "recvmmsg" },
+            { 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" }, { 441, "epoll_pwait2" } };
         return calls;
     }
 
@@ -36,12 +35,12 @@ namespace {
             { 25, "fcntl" }, { 29, "ioctl" }, { 56, "openat" }, { 57, "close" }, { 63, "read" }, { 64, "write" },
             { 65, "readv" }, { 66, "writev" }, { 67, "pread64" }, { 68, "pwrite64" }, { 72, "pselect6" },
             { 73, "ppoll" }, { 82, "fsync" }, { 83, "fdatasync" }, { 93, "exit" }, { 94, "exit_group" },
-            { 95, "waitid" }, { 98, "futex" }, { 101, "nanosleep" }, { 115, "clock_nanosleep" },
-            { 124, "sched_yield" }, { 129, "kill" }, { 133, "rt_sigsuspend" }, { 137, "rt_sigtimedwait" },
-            { 188, "msgrcv" }, { 189, "msgsnd" }, { 193, "semtimedop" }, { 202, "accept" }, { 203, "connect" },
-            { 206, "sendto" }, { 207, "recvfrom" }, { 211, "sendmsg" }, { 212, "recvmsg" }, { 214, "brk" },
-            { 215, "munmap" }, { 220, "clone" }, { 221, "execve" }, { 222, "mmap" }, { 242, "accept4" },
-            { 260, "wait4" }, { 278, "getrandom" }, { 426, "io_uring_enter" }, { 441, "epoll_pwait2" } };
+            { 95, "waitid" }, { 98, "futex" }, { 101, "nanosleep" }, { 115, "clock_nanosleep" }, { 124, "sched_yield" },
+            { 129, "kill" }, { 133, "rt_sigsuspend" }, { 137, "rt_sigtimedwait" }, { 188, "msgrcv" }, { 189, "msgsnd" },
+            { 193, "semtimedop" }, { 202, "accept" }, { 203, "connect" }, { 206, "sendto" }, { 207, "recvfrom" },
+            { 211, "sendmsg" }, { 212, "recvmsg" }, { 214, "brk" }, { 215, "munmap" }, { 220, "clone" },
+            { 221, "execve" }, { 222, "mmap" }, { 242, "accept4" }, { 260, "wait4" }, { 278, "getrandom" },
+            { 426, "io_uring_enter" }, { 441, "epoll_pwait2" } };
         return calls;
     }
 
@@ -53,7 +52,6 @@ namespace {
             return &genericCalls();
         return nullptr;
     }
-
 
 } // namespace
 
@@ -111,8 +109,8 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
         row.observations = place.observations;
         b.rows.push_back(std::move(row));
     }
-    std::stable_sort(b.rows.begin(), b.rows.end(),
-        [](const BlockedRow& x, const BlockedRow& y) { return x.seconds > y.seconds; });
+    std::stable_sort(
+        b.rows.begin(), b.rows.end(), [](const BlockedRow& x, const BlockedRow& y) { return x.seconds > y.seconds; });
     report.blocked = std::move(b);
 }
 

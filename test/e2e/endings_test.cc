@@ -232,9 +232,9 @@ namespace {
         // 2000 samples a second of this CPU-bound program: perf events; where they are refused the
         // fallback is tick-bound, and the POSIX timer of real time (asked for by name) keeps the rate.
         const bool perf = perfEventsAvailable();
-        const Running running = startProgram({ PPE_LAUNCHER, "-o", out, "--mode", perf ? "cpu" : "real", PPE_ENDINGS,
-                                                 "return", "200" },
-            { { "PPE_CHECKPOINT", "1" }, { "PPE_TIMER", perf ? "auto" : "posix" } });
+        const Running running
+            = startProgram({ PPE_LAUNCHER, "-o", out, "--mode", perf ? "cpu" : "real", PPE_ENDINGS, "return", "200" },
+                { { "PPE_CHECKPOINT", "1" }, { "PPE_TIMER", perf ? "auto" : "posix" } });
         uint64_t checkpointed = 0;
         for (int polls = 0; polls < 30000 && checkpointed < target; ++polls) {
             if (fileExists(out)) {

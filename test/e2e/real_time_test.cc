@@ -175,7 +175,8 @@ namespace {
     TEST(RealTimeIdleThreads, ManyIdleThreadsDoNotSkewTheProfile)
     {
         TempDir dir;
-        const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("i.ppe"), PPE_IDLE_THREADS, "128", "300000000" });
+        const RunResult run
+            = runProgram({ PPE_LAUNCHER, "-o", dir.file("i.ppe"), PPE_IDLE_THREADS, "128", "300000000" });
         ASSERT_EQ(run.status, 0) << run.err;
         double wall = 0, cpu = 0;
         ASSERT_EQ(std::sscanf(run.out.c_str(), "compute %lf s cpu %lf s", &wall, &cpu), 2) << run.out;

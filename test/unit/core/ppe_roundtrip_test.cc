@@ -234,6 +234,39 @@ namespace {
         return &record;
     }
 
+    // Real-time mode's records: written after the objects, read back to the same values.
+    TEST(PpeWriter, ThreadsBlockedPlacesAndTheScanRoundTrip)
+    {
+        const auto golden = makeGoldenProfile();
+        ProfileOutput out = golden->output();
+        ThreadRecord threads[2] = { { 7, 4583, 2'291'877'650, 0, "worker" }, { 0, 12, 0, 0, "" } };
+        threads[0].name[6] = '\n'; // written escaped
+        BlockedRecord blocked[2] = {
+            { 230, 998'596'416, 259, { CodePlace::Kind::Object, 1, 0xcf545 }, { CodePlace::Kind::Image, 0, 0x1412 } },
+            { -1, 500'000'000, 3, {}, { CodePlace::Kind::Address, 0, 0x7ffc00001000 } },
+        };
+        const ScanSummary scan { 930, 2'602'102, 23'245'797 };
+        out.threads = threads;
+        out.threadCount = 2;
+        out.blocked = blocked;
+        out.blockedCount = 2;
+        out.scan = &scan;
+        const std::string text = writtenText(out);
+        EXPECT_NE(text.find("\nblocking-scan 930 0.002602102 0.023245797\nthread 7 4583 2.291877650 0.000000000 "
+                            "\"worker\\n\"\nthread 0 12 0.000000000 0.000000000 \"\"\nblocked 230 0.998596416 259 "
+                            "1+0xcf545 image+0x1412\nblocked -1 0.500000000 3 - 0x7ffc00001000\nbin "),
+            std::string::npos)
+            << text;
+        const Result<Profile> p = parseProfile(text, "rt.ppe");
+        ASSERT_TRUE(p.ok()) << p.error().str();
+        ASSERT_EQ(p->threads.size(), 2u);
+        EXPECT_EQ(p->threads[0].name, "worker\n");
+        ASSERT_EQ(p->blocked.size(), 2u);
+        EXPECT_EQ(p->blocked[0].site.object, 1u);
+        EXPECT_DOUBLE_EQ(p->blocked[1].seconds, 0.5);
+        EXPECT_EQ(p->scan->scans, 930u);
+    }
+
     TEST(PpeRates, CpuModeIsSamplesPerActiveCpuSecond)
     {
         ProfileRecord& r = *rateRecord(SampleMode::Cpu);

@@ -346,6 +346,52 @@ namespace {
         expectError(withLine(44, "object-hit 0 0x1a2b0 5"), 44, "object-hit offsets must ascend");
     }
 
+    // Real-time mode's records, after the objects (line 45 is the golden's last object-hit).
+    TEST(ProfileReader, ThreadsBlockedPlacesAndTheScan)
+    {
+        std::vector<std::string> lines = goldenLines();
+        lines.insert(lines.begin() + 45,
+            { "blocking-scan 930 0.002602102 0.023245797", "thread 7 4583 2.291877650 0.000000000 \"worker \\\"1\\\"\"",
+                "thread 0 12 0.000000000 0.000000000 \"\"", "blocked 230 0.998596416 259 1+0xcf545 image+0x1412",
+                "blocked -1 0.5 3 - 0x7ffc00001000", "blocked 61 0.25 95 0+0x10 -" });
+        const Result<Profile> p = parseProfile(join(lines), "rt.ppe");
+        ASSERT_TRUE(p.ok()) << p.error().str();
+        ASSERT_TRUE(p->scan.has_value());
+        EXPECT_EQ(p->scan->scans, 930u);
+        EXPECT_DOUBLE_EQ(p->scan->period, 0.002602102);
+        ASSERT_EQ(p->threads.size(), 2u);
+        EXPECT_EQ(p->threads[0].tid, 7u);
+        EXPECT_EQ(p->threads[0].samples, 4583u);
+        EXPECT_DOUBLE_EQ(p->threads[0].cpuSeconds, 2.29187765);
+        EXPECT_EQ(p->threads[0].name, "worker \"1\"");
+        EXPECT_EQ(p->threads[1].name, "");
+        ASSERT_EQ(p->blocked.size(), 3u);
+        const BlockedPlace& b = p->blocked[0];
+        EXPECT_EQ(b.syscall, 230);
+        EXPECT_EQ(b.observations, 259u);
+        EXPECT_EQ(b.site.kind, CodeLocation::Kind::Object);
+        EXPECT_EQ(b.site.object, 1u);
+        EXPECT_EQ(b.site.address, 0xcf545u);
+        EXPECT_EQ(b.caller.kind, CodeLocation::Kind::Image);
+        EXPECT_EQ(b.caller.address, 0x1412u);
+        EXPECT_EQ(p->blocked[1].syscall, -1);
+        EXPECT_EQ(p->blocked[1].site.kind, CodeLocation::Kind::None);
+        EXPECT_EQ(p->blocked[1].caller.kind, CodeLocation::Kind::Address);
+        EXPECT_EQ(p->blocked[1].caller.address, 0x7ffc00001000u);
+    }
+
+    TEST(ProfileReader, DamagedThreadAndBlockedLines)
+    {
+        expectError(withLineAfter(45, "thread 7 12 0.5 0"), 46, "thread: expected TID SAMPLES");
+        expectError(withLineAfter(45, "thread x 12 0.5 0 \"a\""), 46, "thread: expected TID SAMPLES");
+        expectError(withLineAfter(45, "blocked 230 1.0 3 1+0x10"), 46, "blocked: expected SYSCALL");
+        expectError(withLineAfter(45, "blocked 230 1.0 3 9+0x10 -"), 46, "objects named before"); // no object 9
+        expectError(withLineAfter(45, "blocked 230 1.0 3 lib+0x10 -"), 46, "blocked: expected");
+        expectError(withLineAfter(45, "blocked -2 1.0 3 - -"), 46, "blocked: expected");
+        expectError(withLineAfter(45, "blocked 230 1.0 3 image+10 -"), 46, "blocked: expected");
+        expectError(withLineAfter(45, "blocking-scan 3 0.1"), 46, "blocking-scan: expected SCANS");
+    }
+
     TEST(ProfileReader, ErrorNamesTheFile)
     {
         const Result<Profile> result = parseProfile(withLine(9, "pid x"), "/data/run 1/simp.ppe");

@@ -4,8 +4,8 @@
 #include "ppe/core/profile_record.h"
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -1,0 +1,103 @@
+// The per-thread rows and the blocked-time table of the report model (thread_report.h).
+#include "profile_builder.h"
+
+#include "ppe/formatter/thread_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ppe::formatter {
+namespace {
+
+    using ppe::testing::profileWith;
+
+    TEST(SyscallName, ByArchitecture)
+    {
+        EXPECT_EQ(syscallName("x86_64", 230), "clock_nanosleep");
+        EXPECT_EQ(syscallName("x86_64", 202), "futex");
+        EXPECT_EQ(syscallName("aarch64", 115), "clock_nanosleep");
+        EXPECT_EQ(syscallName("aarch64", 98), "futex");
+        EXPECT_EQ(syscallName("arc", 73), "ppoll");
+        EXPECT_EQ(syscallName("x86_64", 9999), "syscall 9999");
+        EXPECT_EQ(syscallName("sparc64", 1), "syscall 1");
+        EXPECT_EQ(syscallName("x86_64", -1), "(not in a system call)");
+    }
+
+    Report reportWithThreads(size_t count)
+    {
+        Report r;
+        r.profile = profileWith({ Bin { 0x1000, 1000 } });
+        r.profile.interval = 5000; // 0.5 ms
+        for (size_t i = 0; i < count; ++i)
+            r.profile.threads.push_back(ThreadSamples { 1000 - i, i + 1, 0.5, 0, "t" + std::to_string(i) });
+        return r;
+    }
+
+    TEST(AddThreads, RowsInThreadIdOrderWithShareAndRate)
+    {
+        Report r = reportWithThreads(3);
+        r.profile.threads[1].cpuSeconds = 0; // unknown: no rate
+        addThreads(r);
+        ASSERT_EQ(r.threads.size(), 3u);
+        EXPECT_EQ(r.threads[0].tid, 998u);
+        EXPECT_EQ(r.threads[2].tid, 1000u);
+        EXPECT_EQ(r.threads[0].samples, 3u);
+        EXPECT_DOUBLE_EQ(r.threads[0].percent, 0.3);
+        EXPECT_DOUBLE_EQ(r.threads[0].rate, 6.0);
+        EXPECT_DOUBLE_EQ(r.threads[1].rate, 0.0);
+        EXPECT_EQ(r.moreThreads, 0u);
+    }
+
+    TEST(AddThreads, AtMostTheBusiestRowsAndTheOthersLast)
+    {
+        Report r = reportWithThreads(kMaxThreadRows + 10);
+        r.profile.threads.push_back(ThreadSamples { 0, 500, 0, 0, "" }); // threads the table could not hold
+        r.profile.threads[0].blockedSeconds = 100; // least samples, but waited long: kept
+        addThreads(r);
+        ASSERT_EQ(r.threads.size(), kMaxThreadRows);
+        EXPECT_EQ(r.moreThreads, 11u);
+        EXPECT_EQ(r.threads.back().tid, 0u);
+        EXPECT_EQ(r.threads[r.threads.size() - 2].tid, 1000u);
+    }
+
+    TEST(AddBlockedTime, SharesOfAllThreadTimeWithErrorsAndNamedPlaces)
+    {
+        Report r;
+        r.profile = profileWith({ Bin { 0x1000, 2000 } }); // 2000 samples of 0.5 ms: 1 s running
+        r.profile.interval = 5000;
+        r.profile.arch = "x86_64";
+        r.profile.scan = BlockingScan { 400, 0.0025, 0.01 };
+        const CodeLocation site { CodeLocation::Kind::Object, 0, 0xcf545 };
+        const CodeLocation caller { CodeLocation::Kind::Image, 0, 0x1412 };
+        r.profile.blocked = { BlockedPlace { 7, 1.0, 100, site, {} }, BlockedPlace { 230, 2.0, 400, site, caller } };
+        std::vector<CodeLocation> asked;
+        addBlockedTime(r, [&](const CodeLocation& place) {
+            asked.push_back(place);
+            return place.kind == CodeLocation::Kind::Image ? std::string("main (a.c:3)") : std::string("");
+        });
+        ASSERT_TRUE(r.blocked.has_value());
+        const BlockedTime& b = *r.blocked;
+        EXPECT_DOUBLE_EQ(b.runningSeconds, 1.0);
+        EXPECT_DOUBLE_EQ(b.blockedSeconds, 3.0);
+        EXPECT_EQ(b.scans, 400u);
+        ASSERT_EQ(b.rows.size(), 2u);
+        EXPECT_EQ(b.rows[0].call, "clock_nanosleep"); // decreasing seconds
+        EXPECT_DOUBLE_EQ(b.rows[0].percent, 50.0); // 2 of 4 thread-seconds
+        EXPECT_DOUBLE_EQ(b.rows[0].error, 2.0 / 20.0);
+        EXPECT_EQ(b.rows[0].caller, "main (a.c:3)");
+        EXPECT_EQ(b.rows[1].call, "poll");
+        EXPECT_EQ(b.rows[1].caller, "");
+        EXPECT_EQ(asked.size(), 4u);
+    }
+
+    TEST(AddBlockedTime, NothingWithoutAScan)
+    {
+        Report r;
+        r.profile = profileWith({ Bin { 0x1000, 10 } });
+        addBlockedTime(r, [](const CodeLocation&) { return std::string(); });
+        EXPECT_FALSE(r.blocked.has_value());
+    }
+
+} // namespace
+} // namespace ppe::formatter
