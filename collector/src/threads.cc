@@ -11,6 +11,8 @@ namespace ppe {
 
 namespace {
 
+    constexpr uint32_t kMaxProbes = 64;
+
     ThreadSlot g_slots[kThreadSlots];
     uint64_t g_unplaced; // samples of threads the table had no room for
 
@@ -26,7 +28,8 @@ ThreadSlot* threadSlot(pid_t tid)
     const uint32_t id = uint32_t(tid);
     if (!id)
         return nullptr;
-    for (uint32_t probe = 0, i = hashOf(id); probe < kThreadSlots; ++probe, i = (i + 1) % kThreadSlots) {
+    // A short probe: a program that made thousands of threads costs the handler no more than this.
+    for (uint32_t probe = 0, i = hashOf(id); probe < kMaxProbes; ++probe, i = (i + 1) % kThreadSlots) {
         std::atomic_ref<uint32_t> owner(g_slots[i].tid);
         uint32_t seen = owner.load(std::memory_order_acquire);
         if (seen == 0 && owner.compare_exchange_strong(seen, id, std::memory_order_acq_rel))
