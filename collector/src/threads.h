@@ -22,7 +22,8 @@ struct ThreadSlot {
     char name[16];
 };
 
-// The slot of `tid`, claimed if new; nullptr when the table is full. Signal-safe, lock-free.
+// The slot of `tid`, claimed if new; nullptr when no slot near its hash is free (a program that made
+// thousands of threads). Signal-safe, lock-free.
 ThreadSlot* threadSlot(pid_t tid);
 
 // Counts a sample of `weight` on the calling thread. Signal-safe, lock-free.
