@@ -4,10 +4,13 @@
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/map_check.h"
+#include "ppe/formatter/object_reports.h"
 #include "ppe/formatter/source_text.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -151,14 +154,84 @@ namespace {
         }
     }
 
-    Report reportOf(const ReportRequest& request, Sources s)
+    // Hits per module and the program text of the busy ones: the one path for the executable (or
+    // the monitored object) and for shared objects.
+    Report analysedReport(const ReportRequest& request, Sources s)
     {
         Report report = buildReport(std::move(s.profile), s.modules);
         const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
         loadText(selected, s, request.sourceDirs, report.warnings);
         analyseLines(report, s.modules, s.lines.tables, selected);
-        const auto codeOf = [&](const SharedObject& o) { return sharedObjectCode(o, request.debugDirs); };
+        return report;
+    }
+
+    // A shared object's modules and lines from its DWARF, as the executable's (fromDebugInfo), or
+    // nullopt when it has no DWARF; a note in verbose mode, a warning when the user named it.
+    std::optional<ObjectAnalysis> analyseObject(const ReportRequest& request, const Profile& profile,
+        const SharedObject& object, const debuginfo::DebugInfo& info, Messages& messages)
+    {
+        const bool named = std::any_of(request.objectLines.begin(), request.objectLines.end(),
+            [&](const std::string& n) { return objectNameMatches(object.path, n); });
+        if (info.debugPath.empty() || info.units.empty()) {
+            if (named || request.verbose)
+                (named ? addWarning : addNote)(messages,
+                    fmt::format("{}: no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by "
+                                "build id); no units or lines for it",
+                        object.path));
+            return std::nullopt;
+        }
+        const ObjectCode code = objectCodeOf(info);
+        DebugModules debug = modulesFromDebugInfo(info, request.by);
+        Sources s { objectProfile(profile, object, code.addressOfOffset), std::move(debug.modules),
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs) } };
+        Report report = analysedReport(request, std::move(s));
+        for (const std::string& w : report.warnings) {
+            if (w.find("fell where no module's code is") == std::string::npos)
+                addWarning(messages, w);
+        }
+        return objectAnalysis(object, std::move(report));
+    }
+
+    // The shared objects: each with its busiest functions; those over the line threshold (or
+    // named by --object-lines) that have DWARF also with their modules and program text.
+    void addObjects(Report& report, const ReportRequest& request, Messages& messages)
+    {
+        const std::vector<size_t> chosen
+            = objectsForAnalysis(report.profile, request.lineThreshold, request.objectLines);
+        std::map<std::string, debuginfo::DebugInfo> withLines;
+        const auto codeOf = [&](const SharedObject& o) -> Result<ObjectCode> {
+            const bool analysed = std::any_of(
+                chosen.begin(), chosen.end(), [&](size_t i) { return report.profile.objects[i].path == o.path; });
+            if (!analysed)
+                return sharedObjectCode(o, request.debugDirs);
+            auto info = loadObjectInfo(o, request.debugDirs, true);
+            if (!info)
+                return info.error();
+            const ObjectCode code = objectCodeOf(*info);
+            withLines.insert_or_assign(o.path, std::move(*info));
+            return code;
+        };
         addSharedObjects(report, codeOf, request.objectThreshold, request.topFunctions);
+        for (size_t i : chosen) {
+            const SharedObject& object = report.profile.objects[i];
+            if (!withLines.contains(object.path)) {
+                if (auto info = loadObjectInfo(object, request.debugDirs, true))
+                    withLines.insert_or_assign(object.path, std::move(*info));
+            }
+            auto info = withLines.find(object.path);
+            if (info == withLines.end())
+                continue;
+            if (auto a = analyseObject(request, report.profile, object, info->second, messages))
+                report.objectAnalyses.push_back(std::move(*a));
+        }
+        std::stable_sort(report.objectAnalyses.begin(), report.objectAnalyses.end(),
+            [](const ObjectAnalysis& a, const ObjectAnalysis& b) { return a.hits > b.hits; });
+    }
+
+    Report reportOf(const ReportRequest& request, Sources s, Messages& messages)
+    {
+        Report report = analysedReport(request, std::move(s));
+        addObjects(report, request, messages);
         return report;
     }
 
@@ -169,7 +242,7 @@ Result<Report> makeReport(const ReportRequest& request, Messages& messages)
     Result<Sources> sources = request.map.empty() ? fromDebugInfo(request, messages) : fromMap(request, messages);
     if (!sources)
         return sources.error();
-    return reportOf(request, std::move(*sources));
+    return reportOf(request, std::move(*sources), messages);
 }
 
 } // namespace ppe::formatter
