@@ -154,27 +154,29 @@ namespace {
         }
     }
 
-    // Hits per module and the program text of the busy ones: the one path for the executable (or
-    // the monitored object) and for shared objects.
-    Report analysedReport(const ReportRequest& request, Sources s)
+    // The program text of the busy modules of `report` (made by buildReport from `s`): the one path
+    // for the executable (or the monitored object) and for shared objects.
+    void analyseModules(const ReportRequest& request, Sources& s, Report& report)
     {
-        Report report = buildReport(std::move(s.profile), s.modules);
         const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
         loadText(selected, s, request.sourceDirs, report.warnings);
         analyseLines(report, s.modules, s.lines.tables, selected);
-        return report;
+    }
+
+    bool isNamed(const ReportRequest& request, const SharedObject& object)
+    {
+        return std::any_of(request.objectLines.begin(), request.objectLines.end(),
+            [&](const std::string& n) { return objectNameMatches(object.path, n); });
     }
 
     // A shared object's modules and lines from its DWARF, as the executable's (fromDebugInfo), or
-    // nullopt when it has no DWARF; a note in verbose mode, a warning when the user named it.
+    // nullopt when it has no DWARF (a note in verbose mode, a warning when the user named it).
     std::optional<ObjectAnalysis> analyseObject(const ReportRequest& request, const Profile& profile,
         const SharedObject& object, const debuginfo::DebugInfo& info, Messages& messages)
     {
-        const bool named = std::any_of(request.objectLines.begin(), request.objectLines.end(),
-            [&](const std::string& n) { return objectNameMatches(object.path, n); });
         if (info.debugPath.empty() || info.units.empty()) {
-            if (named || request.verbose)
-                (named ? addWarning : addNote)(messages,
+            if (isNamed(request, object) || request.verbose)
+                (isNamed(request, object) ? addWarning : addNote)(messages,
                     fmt::format("{}: no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by "
                                 "build id); no units or lines for it",
                         object.path));
@@ -184,12 +186,30 @@ namespace {
         DebugModules debug = modulesFromDebugInfo(info, request.by);
         Sources s { objectProfile(profile, object, code.addressOfOffset), std::move(debug.modules),
             LineSources { std::move(debug.tables), std::move(debug.baseDirs) } };
-        Report report = analysedReport(request, std::move(s));
-        for (const std::string& w : report.warnings) {
-            if (w.find("fell where no module's code is") == std::string::npos)
-                addWarning(messages, w);
-        }
+        Report report = buildReport(std::move(s.profile), s.modules);
+        report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them
+        analyseModules(request, s, report);
+        for (const std::string& w : report.warnings)
+            addWarning(messages, w);
         return objectAnalysis(object, std::move(report));
+    }
+
+    using ObjectInfos = std::map<std::string, Result<debuginfo::DebugInfo>>;
+
+    // The symbols and DWARF of the objects to analyse, read once for their functions and their
+    // analysis; a warning for those the user named that cannot be read.
+    ObjectInfos readObjectInfos(
+        const ReportRequest& request, const Profile& profile, const std::vector<size_t>& chosen, Messages& messages)
+    {
+        ObjectInfos infos;
+        for (size_t i : chosen) {
+            const SharedObject& object = profile.objects[i];
+            auto info = loadObjectInfo(object, request.debugDirs, true);
+            if (!info && isNamed(request, object))
+                addWarning(messages, info.error().str() + ": no units or lines for it");
+            infos.emplace(object.path, std::move(info));
+        }
+        return infos;
     }
 
     // The shared objects: each with its busiest functions; those over the line threshold (or
@@ -198,30 +218,22 @@ namespace {
     {
         const std::vector<size_t> chosen
             = objectsForAnalysis(report.profile, request.lineThreshold, request.objectLines);
-        std::map<std::string, debuginfo::DebugInfo> withLines;
+        const ObjectInfos infos = readObjectInfos(request, report.profile, chosen, messages);
         const auto codeOf = [&](const SharedObject& o) -> Result<ObjectCode> {
-            const bool analysed = std::any_of(
-                chosen.begin(), chosen.end(), [&](size_t i) { return report.profile.objects[i].path == o.path; });
-            if (!analysed)
+            const auto found = infos.find(o.path);
+            if (found == infos.end())
                 return sharedObjectCode(o, request.debugDirs);
-            auto info = loadObjectInfo(o, request.debugDirs, true);
-            if (!info)
-                return info.error();
-            const ObjectCode code = objectCodeOf(*info);
-            withLines.insert_or_assign(o.path, std::move(*info));
-            return code;
+            if (!found->second)
+                return found->second.error();
+            return objectCodeOf(*found->second);
         };
         addSharedObjects(report, codeOf, request.objectThreshold, request.topFunctions);
         for (size_t i : chosen) {
             const SharedObject& object = report.profile.objects[i];
-            if (!withLines.contains(object.path)) {
-                if (auto info = loadObjectInfo(object, request.debugDirs, true))
-                    withLines.insert_or_assign(object.path, std::move(*info));
-            }
-            auto info = withLines.find(object.path);
-            if (info == withLines.end())
+            const Result<debuginfo::DebugInfo>& info = infos.at(object.path);
+            if (!info)
                 continue;
-            if (auto a = analyseObject(request, report.profile, object, info->second, messages))
+            if (auto a = analyseObject(request, report.profile, object, *info, messages))
                 report.objectAnalyses.push_back(std::move(*a));
         }
         std::stable_sort(report.objectAnalyses.begin(), report.objectAnalyses.end(),
@@ -230,7 +242,8 @@ namespace {
 
     Report reportOf(const ReportRequest& request, Sources s, Messages& messages)
     {
-        Report report = analysedReport(request, std::move(s));
+        Report report = buildReport(std::move(s.profile), s.modules);
+        analyseModules(request, s, report);
         addObjects(report, request, messages);
         return report;
     }
