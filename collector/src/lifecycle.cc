@@ -154,9 +154,9 @@ namespace {
         if (!name || findNamedImage(name, &object))
             return name ? object : executable;
         say({ "PPE_OBJECT=", name,
-            ": no such shared object is loaded at start (dlopen'ed later, or another "
-            "name?); monitoring the executable, the object's samples count as a shared "
-            "object's" });
+            ": no such shared object is loaded at start (dlopen'ed later, or another name?); monitoring the "
+            "executable. Its samples are kept by file offset if it loads: `ppeout --object ",
+            name, "` formats them with its map and listings" });
         return executable;
     }
 

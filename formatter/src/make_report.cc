@@ -26,6 +26,22 @@ namespace {
         LineSources lines;
     };
 
+    // The profile, or with --object the profile of the shared object it names (objectProfile).
+    Result<Profile> readProfileOf(const ReportRequest& request)
+    {
+        auto profile = readProfiles(request.profiles);
+        if (!profile || request.object.empty())
+            return profile;
+        auto found = findObject(*profile, request.object, request.profiles.front());
+        if (!found)
+            return found.error();
+        const SharedObject& object = profile->objects[*found];
+        auto info = loadObjectInfo(object, request.debugDirs, false);
+        if (!info)
+            return info.error();
+        return objectProfile(*profile, object, objectCodeOf(*info));
+    }
+
     ImageRequest imageRequest(const ReportRequest& request, bool required)
     {
         return ImageRequest { request.exe, request.profiles.empty() ? "" : request.profiles.front(), request.debugDirs,
@@ -90,7 +106,7 @@ namespace {
         auto map = mapparse::readLinkMap(request.map);
         if (!map)
             return map.error();
-        auto profile = readProfiles(request.profiles);
+        auto profile = readProfileOf(request);
         if (!profile)
             return profile.error();
         auto info = loadImage(imageRequest(request, false), *profile, messages);
@@ -123,7 +139,7 @@ namespace {
     // The executable's compile units or functions, and its DWARF lines.
     Result<Sources> fromDebugInfo(const ReportRequest& request, Messages& messages)
     {
-        auto profile = readProfiles(request.profiles);
+        auto profile = readProfileOf(request);
         if (!profile)
             return profile.error();
         auto image = loadImage(imageRequest(request, true), *profile, messages);
@@ -184,7 +200,7 @@ namespace {
         }
         const ObjectCode code = objectCodeOf(info);
         DebugModules debug = modulesFromDebugInfo(info, request.by);
-        Sources s { objectProfile(profile, object, code.addressOfOffset), std::move(debug.modules),
+        Sources s { objectProfile(profile, object, code), std::move(debug.modules),
             LineSources { std::move(debug.tables), std::move(debug.baseDirs) } };
         Report report = buildReport(std::move(s.profile), s.modules);
         report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them

@@ -34,31 +34,54 @@ std::vector<size_t> objectsForAnalysis(
     return chosen;
 }
 
-Profile objectProfile(const Profile& profile, const SharedObject& object,
-    const std::function<std::optional<uint64_t>(uint64_t)>& addressOfOffset)
+Profile objectProfile(const Profile& profile, const SharedObject& object, const ObjectCode& code)
 {
-    Profile p;
-    p.status = profile.status;
-    p.mode = profile.mode;
-    p.granularity = profile.granularity;
+    Profile p = profile;
+    p.image = object.path;
+    p.buildId = object.buildId;
+    p.loadBias = 0; // not known: the run-time addresses are gone, the offsets are placed by the file
     p.binWidth = 1;
-    p.total = profile.total;
+    p.bins.clear();
     std::map<uint64_t, uint64_t> byAddress;
     for (const ObjectSamples& s : object.hitsByOffset) {
-        if (const std::optional<uint64_t> address = addressOfOffset(s.fileOffset))
+        if (const std::optional<uint64_t> address = code.addressOfOffset(s.fileOffset))
             byAddress[*address] += s.count;
     }
+    uint64_t placed = 0;
+    p.maxBin = 0;
     for (const auto& [address, count] : byAddress) {
         p.bins.push_back(Bin { address, count });
-        p.counts[kInRange] += count;
+        placed += count;
         p.maxBin = std::max(p.maxBin, count);
     }
-    if (!p.bins.empty()) {
-        p.rangeStart = p.bins.front().address;
-        p.rangeEnd = p.bins.back().address + 1;
-        p.binCount = p.rangeEnd - p.rangeStart;
-    }
+    p.rangeStart = code.code.end > code.code.start ? code.code.start : (p.bins.empty() ? 0 : p.bins.front().address);
+    p.rangeEnd = code.code.end > code.code.start ? code.code.end : (p.bins.empty() ? 0 : p.bins.back().address + 1);
+    p.binCount = p.rangeEnd - p.rangeStart;
+    p.counts[kShared]
+        = p.counts[kShared] - placed + profile.inRange() + profile.counts[kBelow] + profile.counts[kAbove];
+    p.counts[kInRange] = placed;
+    p.counts[kBelow] = p.counts[kAbove] = 0;
+    p.saturated = 0;
+    std::erase_if(p.objects, [&](const SharedObject& o) { return o.path == object.path; });
     return p;
+}
+
+Result<size_t> findObject(const Profile& profile, const std::string& name, const std::string& profilePath)
+{
+    std::vector<size_t> found;
+    std::string names;
+    for (size_t i = 0; i < profile.objects.size(); ++i) {
+        names += (names.empty() ? "" : ", ") + std::string(baseName(profile.objects[i].path));
+        if (objectNameMatches(profile.objects[i].path, name))
+            found.push_back(i);
+    }
+    if (found.size() == 1)
+        return found.front();
+    if (found.empty())
+        return Error { profilePath, 0,
+            fmt::format(
+                "no shared object named {} took samples (those that did: {})", name, names.empty() ? "none" : names) };
+    return Error { profilePath, 0, fmt::format("{} shared objects are named {}: give the path", found.size(), name) };
 }
 
 ObjectAnalysis objectAnalysis(const SharedObject& object, Report&& report)

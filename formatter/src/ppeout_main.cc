@@ -104,6 +104,9 @@ po::options_description describe(Options& o)
         "list shared objects with at least this % of all samples");
     add("top-functions", po::value(&r.topFunctions)->default_value(r.topFunctions),
         "functions (and addresses no function owns) listed per shared object");
+    add("object", po::value(&r.object),
+        "format the samples of this shared object (named as for --object-lines) as if it had been the monitored "
+        "image: its map, listings and DWARF apply");
     add("object-lines", po::value(&r.objectLines)->composing(),
         "give this shared object (path, file name, or name without version: libfoo.so) units or functions and "
         "program text from its DWARF, whatever its share (those over the line threshold get them anyway); "

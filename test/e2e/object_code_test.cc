@@ -169,6 +169,44 @@ namespace {
         expectTheLibrarysMapAndListingApply(ppe);
     }
 
+    // A library dlopen'ed after the start cannot become the monitored image: the collector says so,
+    // and `ppeout --object` formats its samples by offset with its map and listing.
+    TEST(ObjectCode, ADlopenedLibraryIsFormattedWithItsMapAndListingByPpeoutObject)
+    {
+        TempDir dir;
+        const std::string ppe = dir.file("d.ppe");
+        const RunResult run = runProgram(
+            underPpe(ppe, { "--object", "libdl_first.so", PPE_DLOPEN_CLOSE, PPE_DL_FIRST, PPE_DL_SECOND, "0.4" }));
+        ASSERT_EQ(run.status, 0) << run.err;
+        EXPECT_NE(
+            run.err.find("PPE_OBJECT=libdl_first.so: no such shared object is loaded at start"), std::string::npos)
+            << run.err;
+        const std::string build = PPE_E2E_BUILD_DIR;
+        const RunResult r = runProgram(
+            { PPEOUT, "--object", "libdl_first.so", build + "/libdl_first.map", ppe, "-", build + "/dl_first.lis" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find(" Image: " + realPath(PPE_DL_FIRST) + "  (build id " + buildIdOf(PPE_DL_FIRST) + ")"),
+            std::string::npos)
+            << r.out;
+        const std::vector<Row> rows = moduleRows(r.out);
+        ASSERT_FALSE(rows.empty()) << r.out;
+        EXPECT_EQ(rows[0].name, "dl_library.c.o") << r.out;
+        EXPECT_GT(rows[0].percent, 90.0) << r.out;
+        const std::vector<ModuleText> text = programText(r.out);
+        ASSERT_FALSE(text.empty()) << r.out;
+        EXPECT_EQ(text[0].origin, "listing " + build + "/dl_first.lis");
+        const std::string source = std::string(PPE_EXAMPLES_SOURCE) + "/../test/e2e/dl_library.c";
+        EXPECT_EQ(busiest(text[0].rows).line, lineOf(source, "x = x * 1.0000001 + 1e-9;")) << r.out;
+        // Another library's map does not fit its samples.
+        const RunResult other
+            = runProgram({ PPEOUT, "--object", "libdl_first.so", kExamples + "/libkernel.map", ppe, "-" });
+        EXPECT_EQ(other.status, 1) << other.out;
+        EXPECT_NE(other.err.find("not the map of the program"), std::string::npos) << other.err;
+        const RunResult none = runProgram({ PPEOUT, "--object", "libnothere.so", ppe, "-" });
+        EXPECT_EQ(none.status, 1);
+        EXPECT_NE(none.err.find("no shared object named libnothere.so took samples"), std::string::npos) << none.err;
+    }
+
     TEST(ObjectCode, AnObjectThatIsNotLoadedIsSaidAndTheExecutableMonitored)
     {
         TempDir dir;

@@ -37,21 +37,38 @@ namespace {
     {
         Profile p = testing::profileWith({ { 0x1000, 50 } });
         p.total = 400;
+        p.counts[kShared] = 350;
         p.mode = SampleMode::Cpu;
+        p.image = "/bin/prog";
+        p.objects.push_back(SharedObject { "/lib/libother.so", "", 0, {} });
         const SharedObject o { "/lib/libk.so", "ab", 350,
             { { 0x10, 5 }, { 0x2010, 300 }, { 0x2018, 40 }, { 0x9000, 5 } } };
-        const Profile q = objectProfile(p, o, [](uint64_t offset) -> std::optional<uint64_t> {
+        p.objects.push_back(o);
+        ObjectCode code;
+        code.addressOfOffset = [](uint64_t offset) -> std::optional<uint64_t> {
             return offset < 0x8000 ? std::optional<uint64_t>(offset + 0x1000) : std::nullopt;
-        });
+        };
+        code.code = { 0x1000, 0x4000 };
+        const Profile q = objectProfile(p, o, code);
         ASSERT_EQ(q.bins.size(), 3u);
         EXPECT_EQ(q.bins[1].address, 0x3010u);
         EXPECT_EQ(q.bins[1].count, 300u);
         EXPECT_EQ(q.inRange(), 345u) << "the offset no segment loads is left out";
+        EXPECT_EQ(q.counts[kShared], 55u) << "the executable's 50 and the object's 5 it cannot place";
         EXPECT_EQ(q.total, 400u) << "All % stays of all samples";
-        EXPECT_EQ(q.rangeStart, 0x1010u);
-        EXPECT_EQ(q.rangeEnd, 0x3019u);
+        EXPECT_EQ(q.rangeStart, 0x1000u);
+        EXPECT_EQ(q.rangeEnd, 0x4000u);
+        EXPECT_EQ(q.binCount, 0x3000u);
         EXPECT_EQ(q.binWidth, 1u);
+        EXPECT_EQ(q.maxBin, 300u);
         EXPECT_EQ(q.mode, SampleMode::Cpu);
+        EXPECT_EQ(q.image, "/lib/libk.so");
+        EXPECT_EQ(q.buildId, "ab");
+        ASSERT_EQ(q.objects.size(), 1u);
+        EXPECT_EQ(q.objects[0].path, "/lib/libother.so");
+        EXPECT_EQ(findObject(p, "libk.so", "p.ppe").value(), 1u);
+        EXPECT_EQ(findObject(p, "libz.so", "p.ppe").error().str(),
+            "p.ppe: no shared object named libz.so took samples (those that did: libother.so, libk.so)");
 
         // The executable's path makes its module table and lines; the section names the object.
         std::vector<CodeModule> modules = { { "k.c", { { 0x3000, 0x3100 } }, 0, true } };

@@ -27,6 +27,9 @@ struct ReportRequest {
     // functions and program text from their DWARF whatever their share; those with at least
     // lineThreshold % of all samples get them anyway.
     std::vector<std::string> objectLines;
+    // A shared object (named as objectLines are) whose samples the report is made of, as if it had
+    // been the monitored image (`ppe --object`): for one that was dlopen'ed, or not asked for.
+    std::string object;
     std::vector<std::string> sourceDirs; // where else to look for program text
     std::vector<std::string> debugDirs; // where to look for split debug files before /usr/lib/debug
     bool ignoreBuildId = false; // use an executable of another build than the profile's

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ppe/formatter/report.h"
+#include "ppe/support/result.h"
 
 #include <functional>
 #include <optional>
@@ -22,11 +23,15 @@ bool objectNameMatches(std::string_view path, std::string_view name);
 std::vector<size_t> objectsForAnalysis(
     const Profile& profile, double thresholdPercent, const std::vector<std::string>& names);
 
-// `object`'s samples as a profile of its code: one-byte bins at the link-time addresses
-// `addressOfOffset` gives (offsets it does not place are left out), its executable code as the
-// range, `profile`'s header and total. In range: the samples placed.
-Profile objectProfile(const Profile& profile, const SharedObject& object,
-    const std::function<std::optional<uint64_t>(uint64_t)>& addressOfOffset);
+// `profile` as a profile of `object`: its samples become one-byte bins at the link-time addresses
+// `code` places them at (offsets it does not place count as shared), its executable code is the
+// range and it is the image (path, build id); the samples of the monitored image and of the other
+// objects count as shared (those objects keep theirs by offset). The header and the total stay.
+Profile objectProfile(const Profile& profile, const SharedObject& object, const ObjectCode& code);
+
+// The shared object of `profile` that `name` names (objectNameMatches), or an error naming
+// `profilePath` and the objects it has.
+Result<size_t> findObject(const Profile& profile, const std::string& name, const std::string& profilePath);
 
 // The analysis section of `object` from the report made of its objectProfile: its module rows,
 // and its program text with module names that say whose they are ("kernel.c in libkernel.so").

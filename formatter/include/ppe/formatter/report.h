@@ -176,6 +176,7 @@ struct ObjectRow {
 struct ObjectCode {
     std::vector<CodeModule> functions;
     std::function<std::optional<uint64_t>(uint64_t fileOffset)> addressOfOffset;
+    AddressSpan code { 0, 0 }; // its executable segments, link-time [lowest, highest end)
 };
 
 // A shared object given the executable's treatment (units or functions, program text) from its
