@@ -31,6 +31,7 @@ constexpr int kNotFound = 127;
 
 struct Options {
     std::optional<std::string> output, mem, interval, frequency, mode, timer, lib, checkpoint;
+    std::optional<std::string> object;
     bool noChildren = false;
 };
 
@@ -43,7 +44,7 @@ Options optionsFrom(const po::variables_map& vm)
         return vm[name].as<std::string>();
     };
     return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
-        get("lib"), get("checkpoint"), vm.count("no-children") > 0 };
+        get("lib"), get("checkpoint"), get("object"), vm.count("no-children") > 0 };
 }
 
 po::options_description describeOptions()
@@ -60,9 +61,12 @@ po::options_description describeOptions()
         "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
         po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
         "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
-        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")("checkpoint",
-        po::value<std::string>()->value_name("SECONDS"), "write the profile so far every SECONDS (PPE_CHECKPOINT)")(
-        "recover", po::value<std::string>()->value_name("LIVE"),
+        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")("object",
+        po::value<std::string>()->value_name("NAME"),
+        "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)")(
+        "checkpoint", po::value<std::string>()->value_name("SECONDS"),
+        "write the profile so far every SECONDS (PPE_CHECKPOINT)")("recover",
+        po::value<std::string>()->value_name("LIVE"),
         "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
     return d;
 }
@@ -70,7 +74,7 @@ po::options_description describeOptions()
 bool takesValue(const std::string& arg)
 {
     static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F", "--frequency",
-        "--mode", "--timer", "--lib", "--recover", "--checkpoint" };
+        "--mode", "--timer", "--lib", "--recover", "--checkpoint", "--object" };
     for (const char* name : kWithValue) {
         if (arg == name)
             return true;
@@ -177,6 +181,10 @@ void exportSettings(const Options& o)
         setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
     if (o.timer)
         setenv("PPE_TIMER", o.timer->c_str(), 1);
+    if (o.object && o.object->empty())
+        fail(kUsageError, "--object: give the shared object's file name or soname");
+    if (o.object)
+        setenv("PPE_OBJECT", o.object->c_str(), 1);
     if (o.checkpoint)
         setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, ppe::kMaxCheckpointSeconds).c_str(), 1);
 }

@@ -73,6 +73,11 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     config.timer = readTimer(lookup, warn);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
     readNumber(lookup, warn, "PPE_LAUNCHED", 1, UINT64_MAX, "not launched", &config.launchedPid);
+    config.object = lookup("PPE_OBJECT");
+    if (config.object && !*config.object) {
+        warn("PPE_OBJECT", config.object, "empty value", "the executable");
+        config.object = nullptr;
+    }
     const char* children = lookup("PPE_CHILDREN");
     config.children = !children || !same(children, "0");
     return config;

@@ -21,9 +21,12 @@ struct Config {
     const char* output = nullptr; // PPE_OUT (points into the environment)
     uint64_t launchedPid = 0; // PPE_LAUNCHED: the process `ppe` started (0: not under the launcher)
     bool children = true; // PPE_CHILDREN=0: the programs it runs are not profiled
+    // PPE_OBJECT: the shared object to monitor instead of the executable, by file name or soname
+    // (points into the environment); nullptr: the executable.
+    const char* object = nullptr;
 };
 
-// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT and the launcher's
+// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_OBJECT and the launcher's
 // PPE_LAUNCHED and PPE_CHILDREN through `lookup` (getenv in the
 // collector; a table in tests), warning once per bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);

@@ -2,6 +2,7 @@
 
 #include "ppe/core/output_file.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@ namespace {
         uintptr_t address; // 0: the first object (the main program)
         ObjectImage* image;
         bool found;
+        const char* name = nullptr; // findNamedImage: the object's name instead of an address
     };
 
     void describeSegments(const dl_phdr_info* info, ObjectImage* image)
@@ -45,11 +47,29 @@ namespace {
         image->path[n > 0 ? n : 0] = '\0';
     }
 
+    // The loaded object named `name` (findNamedImage): by the loader's path, or the file it leads to.
+    bool isNamed(const dl_phdr_info* info, const char* name)
+    {
+        if (!info->dlpi_name || !*info->dlpi_name)
+            return false;
+        if (objectNameMatches(info->dlpi_name, name))
+            return true;
+        char real[PATH_MAX];
+        return realpath(info->dlpi_name, real) && objectNameMatches(real, name);
+    }
+
+    bool wanted(dl_phdr_info* info, const Search& search)
+    {
+        if (search.name)
+            return isNamed(info, search.name);
+        return search.address == 0 || objectContains(info, search.address);
+    }
+
     int visit(dl_phdr_info* info, size_t, void* data)
     {
         auto* search = static_cast<Search*>(data);
-        const bool isMain = search->address == 0;
-        if (!isMain && !objectContains(info, search->address))
+        const bool isMain = search->address == 0 && !search->name;
+        if (!wanted(info, *search))
             return 0;
         ObjectImage* image = search->image;
         describeSegments(info, image);
@@ -198,6 +218,25 @@ bool findImageContaining(uintptr_t address, ObjectImage* image)
     Search search { address, image, false };
     dl_iterate_phdr(visit, &search);
     return search.found;
+}
+
+bool findNamedImage(const char* name, ObjectImage* image)
+{
+    Search search { 0, image, false, name };
+    dl_iterate_phdr(visit, &search);
+    char real[PATH_MAX];
+    if (search.found && realpath(image->path, real))
+        copyString(image->path, sizeof(image->path), real);
+    return search.found;
+}
+
+bool objectNameMatches(const char* path, const char* name)
+{
+    const char* base = std::strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const size_t length = std::strlen(name);
+    return std::strcmp(path, name) == 0
+        || (std::strncmp(base, name, length) == 0 && (base[length] == '\0' || base[length] == '.'));
 }
 
 } // namespace ppe

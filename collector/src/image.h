@@ -26,6 +26,14 @@ struct ObjectImage {
 bool findMainImage(ObjectImage* image);
 // The loaded object whose segments contain `address`. Not signal-safe.
 bool findImageContaining(uintptr_t address, ObjectImage* image);
+// The loaded shared object `name` names (PPE_OBJECT): its file name or soname as the loader has it
+// (libfoo.so.1), the name without its version (libfoo.so), or the name of the file that path
+// leads to (libfoo.so.1.2.3); image->path is then that file's real path. Not signal-safe.
+bool findNamedImage(const char* name, ObjectImage* image);
+
+// True when `name` names the object loaded from `path` by its base name, whole or up to a
+// version suffix ("libfoo.so" names "/lib/libfoo.so.1"). Signal-safe.
+bool objectNameMatches(const char* path, const char* name);
 
 // True when a PT_LOAD segment of the loaded object `info` holds `address`. Signal-safe.
 bool objectContains(const dl_phdr_info* info, uintptr_t address);

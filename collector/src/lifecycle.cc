@@ -153,6 +153,19 @@ namespace {
         restartInChild();
     }
 
+    // The object PPE_OBJECT names when it is loaded, else the executable (saying so).
+    const ObjectImage& monitoredImage(const ObjectImage& executable, ObjectImage& object)
+    {
+        const char* name = g_ppe.config.object;
+        if (!name || findNamedImage(name, &object))
+            return name ? object : executable;
+        say({ "PPE_OBJECT=", name,
+            ": no such shared object is loaded at start (dlopen'ed later, or another name?); monitoring the "
+            "executable. Its samples are kept by file offset if it loads: `ppeout --object ",
+            name, "` formats them with its map and listings" });
+        return executable;
+    }
+
     void warnValue(const char* name, const char* value, const char* problem, const char* kept)
     {
         say({ name, "=\"", value, "\": ", problem, "; using ", kept });
@@ -296,7 +309,9 @@ void load()
         return;
     chooseOutputPath(g_ppe.config.output, image.path, descendant, g_ppe.basePath);
     copyString(g_ppe.outputPath, PATH_MAX, g_ppe.basePath);
-    if (LiveProfile* live = prepareLive(image, image.codeStart, image.codeEnd, g_ppe.config.pages))
+    static ObjectImage object; // PPE_OBJECT: a shared object's code instead (static: 4 KiB of path)
+    const ObjectImage& monitored = monitoredImage(image, object);
+    if (LiveProfile* live = prepareLive(monitored, monitored.codeStart, monitored.codeEnd, g_ppe.config.pages))
         start(live);
 }
 

@@ -319,6 +319,23 @@ namespace {
         return out;
     }
 
+    // The busiest of a shared object's addresses that no function owns, as % of `n`.
+    void addHottestAddresses(ObjectRow& row, std::vector<AddressRow> unowned, double n, size_t top)
+    {
+        std::stable_sort(
+            unowned.begin(), unowned.end(), [](const AddressRow& a, const AddressRow& b) { return a.hits > b.hits; });
+        if (unowned.size() > top) {
+            row.moreAddresses = unowned.size() - top;
+            unowned.resize(top);
+        }
+        for (AddressRow& a : unowned) {
+            const Share share = shareOf(a.hits, n);
+            a.percent = share.percent;
+            a.error = share.error;
+        }
+        row.hottest = std::move(unowned);
+    }
+
     // One shared object's row: its samples by file offset become one-byte bins at link-time
     // addresses, attributed to its functions like the executable's bins to modules.
     void addFunctions(ObjectRow& row, const SharedObject& object, const ObjectCode& code, double n, size_t top)
@@ -327,15 +344,17 @@ namespace {
         std::vector<double> hits(code.functions.size(), 0.0);
         bool split = false;
         double without = 0;
+        std::vector<AddressRow> unowned;
         for (const ObjectSamples& s : object.hitsByOffset) {
             const std::optional<uint64_t> address = code.addressOfOffset(s.fileOffset);
-            if (!address) {
-                without += double(s.count);
-                continue;
-            }
-            without += attributeBin(Bin { *address, s.count }, 1, pieces, hits, split);
+            const double left
+                = address ? attributeBin(Bin { *address, s.count }, 1, pieces, hits, split) : double(s.count);
+            if (left > 0)
+                unowned.push_back(AddressRow { address.value_or(s.fileOffset), address.has_value(), left });
+            without += left;
         }
         row.withoutFunction = shareOf(without, n);
+        addHottestAddresses(row, std::move(unowned), n, top);
         for (size_t f = 0; f < hits.size(); ++f) {
             if (hits[f] <= 0)
                 continue;
@@ -412,7 +431,7 @@ void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(con
         if (share.hits <= 0 || share.percent < thresholdPercent)
             continue;
         ObjectRow row { object.path, std::string(baseName(object.path)), object.buildId, share.hits, share.percent,
-            share.error, {}, 0, {}, "" };
+            share.error, {}, 0, {}, "", {}, 0 };
         Result<ObjectCode> code = codeOf(object);
         if (code)
             addFunctions(row, object, *code, n, topFunctions);

@@ -262,6 +262,12 @@ ObjectCode objectCodeOf(const debuginfo::DebugInfo& info)
             code.functions.push_back(CodeModule { f.name, std::move(ranges), -1, false });
     }
     std::vector<di::Segment> segments = info.segments;
+    for (const di::Segment& s : segments) {
+        if (!s.executable)
+            continue;
+        code.code.start = code.code.end ? std::min(code.code.start, s.address) : s.address;
+        code.code.end = std::max(code.code.end, s.address + s.memSize);
+    }
     code.addressOfOffset = [segments](uint64_t offset) -> std::optional<uint64_t> {
         for (const di::Segment& s : segments) {
             if (s.executable && offset >= s.fileOffset && offset < s.fileOffset + s.fileSize)

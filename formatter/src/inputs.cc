@@ -253,15 +253,24 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(
     return std::optional<debuginfo::DebugInfo>(std::move(info.value()));
 }
 
-Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs)
+Result<debuginfo::DebugInfo> loadObjectInfo(
+    const SharedObject& object, const std::vector<std::string>& debugDirs, bool lines)
 {
-    auto info = debuginfo::loadDebugInfo(object.path, debugOptions(debugDirs, false));
+    auto info = debuginfo::loadDebugInfo(object.path, debugOptions(debugDirs, lines));
     if (!info)
         return info.error();
     if (!object.buildId.empty() && !info->buildId.empty() && object.buildId != info->buildId) {
         return Error { object.path, 0,
             fmt::format("changed since the run (build id {} now, {} then)", info->buildId, object.buildId) };
     }
+    return info;
+}
+
+Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs)
+{
+    auto info = loadObjectInfo(object, debugDirs, false);
+    if (!info)
+        return info.error();
     return objectCodeOf(*info);
 }
 

@@ -4,6 +4,7 @@
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/map_check.h"
+#include "ppe/formatter/object_reports.h"
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/thread_report.h"
 
@@ -11,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -26,6 +29,22 @@ namespace {
         LineSources lines;
         std::optional<debuginfo::DebugInfo> image; // the executable's symbols and DWARF, when read
     };
+
+    // The profile, or with --object the profile of the shared object it names (objectProfile).
+    Result<Profile> readProfileOf(const ReportRequest& request)
+    {
+        auto profile = readProfiles(request.profiles);
+        if (!profile || request.object.empty())
+            return profile;
+        auto found = findObject(*profile, request.object, request.profiles.front());
+        if (!found)
+            return found.error();
+        const SharedObject& object = profile->objects[*found];
+        auto info = loadObjectInfo(object, request.debugDirs, false);
+        if (!info)
+            return info.error();
+        return objectProfile(*profile, object, objectCodeOf(*info));
+    }
 
     ImageRequest imageRequest(const ReportRequest& request, bool required)
     {
@@ -91,7 +110,7 @@ namespace {
         auto map = mapparse::readLinkMap(request.map);
         if (!map)
             return map.error();
-        auto profile = readProfiles(request.profiles);
+        auto profile = readProfileOf(request);
         if (!profile)
             return profile.error();
         auto info = loadImage(imageRequest(request, false), *profile, messages);
@@ -126,7 +145,7 @@ namespace {
     // The executable's compile units or functions, and its DWARF lines.
     Result<Sources> fromDebugInfo(const ReportRequest& request, Messages& messages)
     {
-        auto profile = readProfiles(request.profiles);
+        auto profile = readProfileOf(request);
         if (!profile)
             return profile.error();
         auto image = loadImage(imageRequest(request, true), *profile, messages);
@@ -157,14 +176,97 @@ namespace {
         }
     }
 
-    Report reportOf(const ReportRequest& request, Sources s)
+    // The program text of the busy modules of `report` (made by buildReport from `s`): the one path
+    // for the executable (or the monitored object) and for shared objects.
+    void analyseModules(const ReportRequest& request, Sources& s, Report& report)
     {
-        Report report = buildReport(std::move(s.profile), s.modules);
         const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
         loadText(selected, s, request.sourceDirs, report.warnings);
         analyseLines(report, s.modules, s.lines.tables, selected);
-        const auto codeOf = [&](const SharedObject& o) { return sharedObjectCode(o, request.debugDirs); };
+    }
+
+    bool isNamed(const ReportRequest& request, const SharedObject& object)
+    {
+        return std::any_of(request.objectLines.begin(), request.objectLines.end(),
+            [&](const std::string& n) { return objectNameMatches(object.path, n); });
+    }
+
+    // A shared object's modules and lines from its DWARF, as the executable's (fromDebugInfo), or
+    // nullopt when it has no DWARF (a note in verbose mode, a warning when the user named it).
+    std::optional<ObjectAnalysis> analyseObject(const ReportRequest& request, const Profile& profile,
+        const SharedObject& object, const debuginfo::DebugInfo& info, Messages& messages)
+    {
+        if (info.debugPath.empty() || info.units.empty()) {
+            if (isNamed(request, object) || request.verbose)
+                (isNamed(request, object) ? addWarning : addNote)(messages,
+                    fmt::format("{}: no DWARF (built without -g, or stripped: --debug-dir DIR finds its debug file by "
+                                "build id); no units or lines for it",
+                        object.path));
+            return std::nullopt;
+        }
+        const ObjectCode code = objectCodeOf(info);
+        DebugModules debug = modulesFromDebugInfo(info, request.by);
+        Sources s { objectProfile(profile, object, code), std::move(debug.modules),
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs) }, std::nullopt };
+        Report report = buildReport(std::move(s.profile), s.modules);
+        report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them
+        analyseModules(request, s, report);
+        for (const std::string& w : report.warnings)
+            addWarning(messages, w);
+        return objectAnalysis(object, std::move(report));
+    }
+
+    using ObjectInfos = std::map<std::string, Result<debuginfo::DebugInfo>>;
+
+    // The symbols and DWARF of the objects to analyse, read once for their functions and their
+    // analysis; a warning for those the user named that cannot be read.
+    ObjectInfos readObjectInfos(
+        const ReportRequest& request, const Profile& profile, const std::vector<size_t>& chosen, Messages& messages)
+    {
+        ObjectInfos infos;
+        for (size_t i : chosen) {
+            const SharedObject& object = profile.objects[i];
+            auto info = loadObjectInfo(object, request.debugDirs, true);
+            if (!info && isNamed(request, object))
+                addWarning(messages, info.error().str() + ": no units or lines for it");
+            infos.emplace(object.path, std::move(info));
+        }
+        return infos;
+    }
+
+    // The shared objects: each with its busiest functions; those over the line threshold (or
+    // named by --object-lines) that have DWARF also with their modules and program text.
+    void addObjects(Report& report, const ReportRequest& request, Messages& messages)
+    {
+        const std::vector<size_t> chosen
+            = objectsForAnalysis(report.profile, request.lineThreshold, request.objectLines);
+        const ObjectInfos infos = readObjectInfos(request, report.profile, chosen, messages);
+        const auto codeOf = [&](const SharedObject& o) -> Result<ObjectCode> {
+            const auto found = infos.find(o.path);
+            if (found == infos.end())
+                return sharedObjectCode(o, request.debugDirs);
+            if (!found->second)
+                return found->second.error();
+            return objectCodeOf(*found->second);
+        };
         addSharedObjects(report, codeOf, request.objectThreshold, request.topFunctions);
+        for (size_t i : chosen) {
+            const SharedObject& object = report.profile.objects[i];
+            const Result<debuginfo::DebugInfo>& info = infos.at(object.path);
+            if (!info)
+                continue;
+            if (auto a = analyseObject(request, report.profile, object, *info, messages))
+                report.objectAnalyses.push_back(std::move(*a));
+        }
+        std::stable_sort(report.objectAnalyses.begin(), report.objectAnalyses.end(),
+            [](const ObjectAnalysis& a, const ObjectAnalysis& b) { return a.hits > b.hits; });
+    }
+
+    Report reportOf(const ReportRequest& request, Sources s, Messages& messages)
+    {
+        Report report = buildReport(std::move(s.profile), s.modules);
+        analyseModules(request, s, report);
+        addObjects(report, request, messages);
         addThreads(report);
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
@@ -178,7 +280,7 @@ Result<Report> makeReport(const ReportRequest& request, Messages& messages)
     Result<Sources> sources = request.map.empty() ? fromDebugInfo(request, messages) : fromMap(request, messages);
     if (!sources)
         return sources.error();
-    return reportOf(request, std::move(*sources));
+    return reportOf(request, std::move(*sources), messages);
 }
 
 } // namespace ppe::formatter

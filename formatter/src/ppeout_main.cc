@@ -76,7 +76,8 @@ void usage(const po::options_description& options)
                "Without a map, the executable the profile names (or --exe PROG; its build id must be the\n"
                "profile's) gives compile units or functions (--by) and source lines from DWARF; with a map,\n"
                "its DWARF gives lines to the modules no listing covers. Shared objects that took samples are\n"
-               "listed with their busiest functions from their symbol tables.\n\n");
+               "listed with their busiest functions from their symbol tables; those over the line threshold\n"
+               "(or named by --object-lines) that have DWARF get their own units and program text too.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
@@ -102,7 +103,14 @@ po::options_description describe(Options& o)
     add("objects-threshold", po::value(&r.objectThreshold)->default_value(r.objectThreshold, "1"),
         "list shared objects with at least this % of all samples");
     add("top-functions", po::value(&r.topFunctions)->default_value(r.topFunctions),
-        "functions listed per shared object");
+        "functions (and addresses no function owns) listed per shared object");
+    add("object", po::value(&r.object),
+        "format the samples of this shared object (named as for --object-lines) as if it had been the monitored "
+        "image: its map, listings and DWARF apply");
+    add("object-lines", po::value(&r.objectLines)->composing(),
+        "give this shared object (path, file name, or name without version: libfoo.so) units or functions and "
+        "program text from its DWARF, whatever its share (those over the line threshold get them anyway); "
+        "repeatable");
     add("ignore-build-id", po::bool_switch(&r.ignoreBuildId),
         "format a profile with an executable of another build (the report may be wrong)");
     add("ignore-map-mismatch", po::bool_switch(&r.ignoreMapMismatch),

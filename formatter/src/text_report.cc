@@ -71,11 +71,11 @@ namespace {
     std::string splitMark(const ModuleRow& row) { return row.splitHits > 0 ? "*" : " "; }
     std::string rangesMark(const ModuleRow& row) { return row.ranges > 1 ? "+" : " "; }
 
-    void tableNotes(std::string& out, const Report& r)
+    void tableNotes(std::string& out, const std::vector<ModuleRow>& modules)
     {
         double split = 0;
         bool ranges = false;
-        for (const ModuleRow& row : r.modules) {
+        for (const ModuleRow& row : modules) {
             split += row.splitHits;
             ranges |= row.ranges > 1;
         }
@@ -88,27 +88,60 @@ namespace {
                    "their sum\n";
     }
 
-    void moduleTable(std::string& out, const Report& r)
+    // The rows of a module table, with `none`: the hits where no module's code is.
+    void moduleRows(std::string& out, const std::vector<ModuleRow>& modules, const Share& none)
     {
-        out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
         size_t width = 11;
-        for (const ModuleRow& row : r.modules)
+        for (const ModuleRow& row : modules)
             width = std::max(width, std::min(row.name.size(), kMaxNameWidth));
         out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}   {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
             "Module name", width, "Time %", "error", "All %", "Acc %", "Hits", "Address", "Size");
         size_t rank = 0;
-        for (const ModuleRow& row : r.modules) {
+        for (const ModuleRow& row : modules) {
             out += fmt::format(
                 "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
                 fitName(row.name, width), width, row.percent, row.error, splitMark(row), row.percentOfAll,
                 row.accumulated, row.hits, row.address, rangesMark(row), row.size);
         }
-        const Share& none = r.unattributed;
         if (none.hits > 0.5) {
             out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}   {:>6}  {:>6}  {:>10.0f}\n", "", "(no module)",
                 width, none.percent, none.error, "", "", none.hits);
         }
-        tableNotes(out, r);
+        tableNotes(out, modules);
+    }
+
+    void moduleTable(std::string& out, const Report& r)
+    {
+        out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
+        moduleRows(out, r.modules, r.unattributed);
+    }
+
+    std::string addressName(const ObjectRow& o, const AddressRow& a)
+    {
+        return fmt::format("{}0x{:x} in {}", a.mapped ? "" : "offset ", a.address, o.name);
+    }
+
+    // The hits of an object's code that no function owns: its hottest addresses, the rest in one
+    // row; or one "(no function)" row when the addresses are not known.
+    void unownedRows(std::string& out, const ObjectRow& o, size_t width)
+    {
+        const Share& none = o.withoutFunction;
+        if (none.hits < 0.5)
+            return;
+        if (o.hottest.empty()) {
+            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)", width - 2,
+                none.percent, none.error, none.hits);
+            return;
+        }
+        double listed = 0;
+        for (const AddressRow& a : o.hottest) {
+            out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "",
+                fitName(addressName(o, a), width - 2), width - 2, a.percent, a.error, a.hits);
+            listed += a.hits;
+        }
+        if (o.moreAddresses)
+            out += fmt::format("{:>4}     ({} more addresses without a function, {:.0f} hits)\n", "", o.moreAddresses,
+                none.hits - listed);
     }
 
     // Shared objects and their busiest functions, as % of all samples (PPE counted them as system time).
@@ -122,6 +155,8 @@ namespace {
             width = std::max(width, o.name.size());
             for (const FunctionRow& f : o.functions)
                 width = std::max(width, f.name.size() + 2);
+            for (const AddressRow& a : o.hottest)
+                width = std::max(width, addressName(o, a).size() + 2);
         }
         width = std::min<size_t>(width, kMaxNameWidth);
         out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}  {:>10}  {}\n", "#", "Object, function", width, "Time %",
@@ -137,11 +172,7 @@ namespace {
             }
             if (o.moreFunctions)
                 out += fmt::format("{:>4}     ({} more functions)\n", "", o.moreFunctions);
-            const Share& none = o.withoutFunction;
-            if (none.hits >= 0.5) {
-                out += fmt::format("{:>4}     {:<{}}  {:>6.2f} +- {:>5.2f}  {:>10.0f}\n", "", "(no function)",
-                    width - 2, none.percent, none.error, none.hits);
-            }
+            unownedRows(out, o, width);
             if (!o.note.empty())
                 out += fmt::format("{:>4}     (functions unknown: {})\n", "", o.note);
         }
@@ -210,6 +241,19 @@ namespace {
                 m.splitHits);
     }
 
+    // A shared object analysed as the executable is: its module table (Time % of its own samples)
+    // and the program text of its busy modules.
+    void objectAnalysis(std::string& out, const ObjectAnalysis& a, bool cpuTime, const TextOptions& options)
+    {
+        out += fmt::format(
+            "\nPPE - SHARED OBJECT {} IN DECREASING {} TIME, % OF ITS {:.0f} SAMPLES ({:.2f}% OF ALL).\n", a.name,
+            cpuTime ? "CPU" : "REAL", a.hits, a.percent);
+        out += fmt::format(" Path: {}\n\n", a.path);
+        moduleRows(out, a.modules, a.unattributed);
+        for (const ModuleLines& m : a.lines)
+            moduleText(out, m, options);
+    }
+
 } // namespace
 
 std::string renderTextReport(const Report& report, const TextOptions& options)
@@ -222,6 +266,8 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     threadsText(out, report);
     for (const ModuleLines& m : report.lines)
         moduleText(out, m, options);
+    for (const ObjectAnalysis& a : report.objectAnalyses)
+        objectAnalysis(out, a, report.cpuTime, options);
     return out;
 }
 

@@ -244,5 +244,16 @@ namespace {
         EXPECT_EQ(g_warnings[0].kept, "the default name");
     }
 
+    TEST(ReadConfig, PpeObjectNamesTheMonitoredSharedObject)
+    {
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" } }).object, nullptr) << "the executable by default";
+        EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "PPE_OBJECT", "libkernel.so" } }).object, "libkernel.so");
+        EXPECT_TRUE(g_warnings.empty());
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_OBJECT", "" } }).object, nullptr);
+        ASSERT_EQ(g_warnings.size(), 1u);
+        EXPECT_EQ(g_warnings[0].name, "PPE_OBJECT");
+        EXPECT_EQ(g_warnings[0].kept, "the executable");
+    }
+
 } // namespace
 } // namespace ppe

@@ -132,7 +132,7 @@ namespace {
         r.modules[0].percent = 33.33;
         r.modules[0].error = 4.44;
         r.unattributed = Share { 7, 55.55, 6.66 };
-        ObjectRow object { "/lib/libz.so", "libz.so", "", 9, 11.11, 2.22, {}, 0, Share { 3, 77.77, 8.88 }, "" };
+        ObjectRow object { "/lib/libz.so", "libz.so", "", 9, 11.11, 2.22, {}, 0, Share { 3, 77.77, 8.88 }, "", {}, 0 };
         r.objects.push_back(object);
         const std::string text = renderTextReport(r);
         EXPECT_NE(text.find("System count           123 |"), std::string::npos) << text;
@@ -230,10 +230,15 @@ namespace {
         const std::string text = renderTextReport(r);
         EXPECT_NE(text.find("PPE - SHARED OBJECTS IN DECREASING TIME"), std::string::npos) << text;
         EXPECT_NE(
-            text.find("   1 - libm.so.6              50.00 +-  2.50         200  /lib/libm.so.6  (build id ab12)"),
+            text.find(
+                "   1 - libm.so.6                      50.00 +-  2.50         200  /lib/libm.so.6  (build id ab12)"),
             std::string::npos)
             << text;
-        EXPECT_NE(text.find("         exp                  30.00 +-  2.29         120\n"), std::string::npos) << text;
+        EXPECT_NE(text.find("         exp                          30.00 +-  2.29         120\n"), std::string::npos)
+            << text;
+        // The offset no segment loads has no address: it is shown by its offset, and widens the column.
+        EXPECT_NE(text.find("         offset 0x5000 in libm.so.6    5.00 +-  1.09          20\n"), std::string::npos)
+            << text;
         EXPECT_NE(text.find("(1 more functions)"), std::string::npos) << text;
         EXPECT_NE(text.find("(functions unknown: no such file)"), std::string::npos) << text;
     }

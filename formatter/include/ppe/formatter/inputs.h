@@ -53,6 +53,11 @@ struct ImageRequest {
 Result<std::optional<debuginfo::DebugInfo>> loadImage(
     const ImageRequest& request, const Profile& profile, Messages& messages);
 
+// A shared object's symbols, and with `lines` its DWARF, if the file is still the one the run
+// loaded (same build id).
+Result<debuginfo::DebugInfo> loadObjectInfo(
+    const SharedObject& object, const std::vector<std::string>& debugDirs, bool lines);
+
 // A shared object's functions, if the file is still the one the run loaded (same build id).
 Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs);
 

@@ -22,7 +22,14 @@ struct ReportRequest {
     ModuleKind by = ModuleKind::Unit; // compile units or functions (with a map: its units split by the image's symbols)
     double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
-    size_t topFunctions = 5; // functions listed per shared object
+    size_t topFunctions = 5; // functions (and addresses without one) listed per shared object
+    // Shared objects (path, file name or name without version, objectNameMatches) to give units or
+    // functions and program text from their DWARF whatever their share; those with at least
+    // lineThreshold % of all samples get them anyway.
+    std::vector<std::string> objectLines;
+    // A shared object (named as objectLines are) whose samples the report is made of, as if it had
+    // been the monitored image (`ppe --object`): for one that was dlopen'ed, or not asked for.
+    std::string object;
     std::vector<std::string> sourceDirs; // where else to look for program text
     std::vector<std::string> debugDirs; // where to look for split debug files before /usr/lib/debug
     bool ignoreBuildId = false; // use an executable of another build than the profile's

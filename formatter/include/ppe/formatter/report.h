@@ -144,6 +144,15 @@ struct FunctionRow {
     uint64_t size = 0;
 };
 
+// One address of a shared object's code that no function owns, with its share of all samples.
+struct AddressRow {
+    uint64_t address = 0; // link-time address in its object; the file offset when !mapped
+    bool mapped = true; // false: the offset lies in no executable segment of the file
+    double hits = 0;
+    double percent = 0; // of all samples (Total count)
+    double error = 0;
+};
+
 // A shared object that took samples, and the functions in it that took the most.
 struct ObjectRow {
     std::string path;
@@ -156,6 +165,10 @@ struct ObjectRow {
     size_t moreFunctions = 0; // functions with hits left out of `functions`
     Share withoutFunction; // hits at offsets no known function owns, % of all samples
     std::string note; // why there are no functions ("no such file", "changed since the run: ...")
+    // Where no function (symbol, DWARF or .eh_frame entry) owns the code: the busiest addresses
+    // (withoutFunction holds them all), decreasing hits, at most the asked number.
+    std::vector<AddressRow> hottest;
+    size_t moreAddresses = 0; // addresses with hits left out of `hottest`
 };
 
 // What the formatter knows of a shared object's code: its functions in link-time addresses and
@@ -163,6 +176,19 @@ struct ObjectRow {
 struct ObjectCode {
     std::vector<CodeModule> functions;
     std::function<std::optional<uint64_t>(uint64_t fileOffset)> addressOfOffset;
+    AddressSpan code { 0, 0 }; // its executable segments, link-time [lowest, highest end)
+};
+
+// A shared object given the executable's treatment (units or functions, program text) from its
+// own DWARF and its samples by file offset: ObjectRow's hits by module and line.
+struct ObjectAnalysis {
+    std::string path;
+    std::string name; // the file's base name
+    double hits = 0; // the object's samples (its rows' Time % is of these)
+    double percent = 0; // of all samples
+    std::vector<ModuleRow> modules; // decreasing hits; All % is of all samples
+    Share unattributed; // its hits where none of its modules' code is (PLT, padding)
+    std::vector<ModuleLines> lines; // program text of its busy modules, in the order of `modules`
 };
 
 // One thread of the process: its samples and, in real-time mode, its blocked time.
@@ -206,6 +232,7 @@ struct Report {
     bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
+    std::vector<ObjectAnalysis> objectAnalyses; // shared objects with their own module table and lines
     std::vector<ThreadRow> threads; // the busiest threads (at most kMaxThreadRows), by thread id
     size_t moreThreads = 0; // threads left out of `threads`
     std::optional<BlockedTime> blocked; // real-time mode: where threads waited
