@@ -40,6 +40,10 @@ Profile objectProfile(const Profile& profile, const SharedObject& object, const 
     p.image = object.path;
     p.buildId = object.buildId;
     p.loadBias = 0; // not known: the run-time addresses are gone, the offsets are placed by the file
+    p.codeSections.clear(); // the executable's: the map check must not hold the object's map to them
+    // Blocked places name the executable and the object list as they were: not this profile's.
+    p.blocked.clear();
+    p.scan.reset();
     p.binWidth = 1;
     p.bins.clear();
     std::map<uint64_t, uint64_t> byAddress;
