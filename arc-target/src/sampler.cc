@@ -71,7 +71,7 @@ namespace {
         std::mt19937_64 m_random;
         SamplingResult m_result;
         Clock::time_point m_start;
-        int m_pendingSignal = 0; // to deliver at the next resume
+        Clock::time_point m_interrupted; // when the interrupt that worked was sent
     };
 
     // Tick k's time: k intervals from the start, moved by up to ± jitter/2 intervals. The schedule
@@ -102,6 +102,7 @@ namespace {
     // fallback from then on.
     Result<StopReply> Loop::probeInterrupt()
     {
+        m_interrupted = Clock::now();
         if (auto sent = m_session.interrupt(); !sent)
             return sent.error();
         auto got = m_session.incoming(Clock::now() + m_options.interruptWait);
@@ -113,6 +114,7 @@ namespace {
         if (!m_options.fallbackInterrupt)
             return Error { m_session.peer(), 0,
                 "the server ignores 0x03 while the target runs: start it with --spawn so that ppe-arc can signal it" };
+        m_interrupted = Clock::now(); // the target ran on while 0x03 was ignored
         if (auto sent = m_options.fallbackInterrupt(); !sent)
             return sent.error();
         return m_session.waitForStop(kStopWait);
@@ -122,6 +124,7 @@ namespace {
     {
         if (!m_result.interruptByte)
             return probeInterrupt();
+        m_interrupted = Clock::now();
         auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
         if (!sent)
             return sent.error();
@@ -145,7 +148,6 @@ namespace {
     // Stops the target, reads and counts its PC, runs it again (or detaches it after the last).
     Status Loop::sampleOnce(bool last)
     {
-        const Clock::time_point stopped = Clock::now();
         auto stop = interruptTarget();
         if (!stop)
             return stop.error();
@@ -163,7 +165,7 @@ namespace {
         if (m_options.whileStopped)
             m_options.whileStopped(last);
         auto next = last ? m_session.detach() : m_session.resume(signal);
-        m_result.stopSeconds.push_back(seconds(Clock::now() - stopped));
+        m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
         m_result.detached = last && next.ok();
         return next;
     }
@@ -200,7 +202,7 @@ namespace {
 SamplingResult Loop::run()
 {
     m_start = Clock::now();
-    const Clock::time_point end = m_start + m_options.duration;
+    const Clock::time_point begin = m_start, end = m_start + m_options.duration;
     const bool timed = m_options.duration.count() > 0;
     Status status = m_session.resume();
     for (uint64_t k = 1; status && !m_result.exit && !m_result.detached;) {
@@ -228,6 +230,10 @@ SamplingResult Loop::run()
         status = sampleOnce(last);
         if (m_result.detached)
             m_result.end = stopAsked() ? SamplingEnd::Interrupted : SamplingEnd::Duration;
+        if (m_result.samples == 1 && k == 1) {
+            m_start = Clock::now(); // the schedule starts once the way to stop the target is known
+            k = 0;
+        }
         const uint64_t due = k + 1;
         while (tick(++k) < Clock::now())
             ;
@@ -235,7 +241,7 @@ SamplingResult Loop::run()
     }
     if (m_result.exit)
         m_result.end = SamplingEnd::TargetExited;
-    m_result.wallSeconds = seconds(Clock::now() - m_start);
+    m_result.wallSeconds = seconds(Clock::now() - begin);
     if (!status)
         fail(status.error());
     return std::move(m_result);
