@@ -167,15 +167,19 @@ static void sampleInto(Session& session, PcReader& reader, const SampleRequest& 
         return;
     }
     std::vector<Library> libraries;
-    auto refreshed = Clock::now() - std::chrono::hours(1);
+    Clock::time_point refreshed {};
     SamplerOptions options;
     options.interval = interval;
     options.duration = std::chrono::microseconds(int64_t(r.durationSeconds * 1e6));
     options.seed = r.seedGiven ? r.seed : 0;
     options.fallbackInterrupt = signalling(server);
     options.stop = &stop;
-    options.whileStopped = [&](bool last) {
-        if (!last && Clock::now() - refreshed < std::chrono::seconds(1))
+    // The library list is read again at the end and, at most ten times a second, when a PC lies
+    // outside the image (perhaps in a library loaded since).
+    const uint64_t imageStart = profile->imageStart(), imageEnd = profile->imageEnd();
+    options.whileStopped = [&](bool last, uint64_t pc) {
+        const bool outside = pc < imageStart || pc >= imageEnd;
+        if (!last && !(outside && Clock::now() - refreshed >= std::chrono::milliseconds(100)))
             return;
         refreshed = Clock::now();
         if (auto list = readLibraries(session))

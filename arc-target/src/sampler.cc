@@ -163,7 +163,7 @@ namespace {
         ++m_result.samples;
         last = last || stopAsked();
         if (m_options.whileStopped)
-            m_options.whileStopped(last);
+            m_options.whileStopped(last, *pc);
         auto next = last ? m_session.detach() : m_session.resume(signal);
         m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
         m_result.detached = last && next.ok();
@@ -180,7 +180,7 @@ namespace {
             return std::monostate {};
         }
         if (m_options.whileStopped)
-            m_options.whileStopped(true);
+            m_options.whileStopped(true, 0);
         auto detached = m_session.detach();
         m_result.detached = detached.ok();
         return detached;

@@ -37,6 +37,8 @@ public:
 
     void add(uint64_t pc) { recordSample(m_histogram, pc, 1); }
     const ProfileRecord& record() const { return *m_record; }
+    uint64_t imageStart() const { return m_histogram.imageStart; } // run-time extent of the ELF's segments
+    uint64_t imageEnd() const { return m_histogram.imageEnd; }
 
     // The .ppe text: the run's figures, PCs outside the image attributed to `libraries`.
     std::string text(const RemoteRun& run, const SamplingResult& result, const std::vector<Library>& libraries);

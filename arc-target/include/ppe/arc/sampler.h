@@ -29,9 +29,10 @@ struct SamplerOptions {
     // the emulator ppe-arc started. Without one, such a server is an error.
     std::function<Status()> fallbackInterrupt;
     const std::atomic<bool>* stop = nullptr; // set (by a SIGINT handler) to end sampling
-    // Called while the target is stopped after each sample (`last`: before the detach), to read
-    // what changes as it runs, such as its library list. Its time counts as intrusion.
-    std::function<void(bool last)> whileStopped;
+    // Called while the target is stopped after each sample with its PC (`last`: before the
+    // detach, PC 0 when the last stop took no sample), to read what changes as it runs, such as
+    // its library list. Its time counts as intrusion.
+    std::function<void(bool last, uint64_t pc)> whileStopped;
 };
 
 enum class SamplingEnd { Duration, TargetExited, Interrupted, PeerError };
