@@ -26,7 +26,6 @@ const char* endReasonName(SamplingEnd end)
 namespace {
 
     constexpr auto kSlice = std::chrono::milliseconds(50); // how often a wait looks at the stop flag
-    constexpr auto kStopWait = std::chrono::milliseconds(5000); // for a stop once the way is known
 
     // GDB's signal numbers: 0 none, 2 SIGINT (0x03 or our SIGINT), 5 SIGTRAP. Others are the
     // program's own signals, passed on when it runs again.
@@ -110,14 +109,14 @@ namespace {
             return got.error();
         m_result.interruptByte = *got;
         if (*got)
-            return m_session.waitForStop(kStopWait);
+            return m_session.waitForStop(m_options.stopWait);
         if (!m_options.fallbackInterrupt)
             return Error { m_session.peer(), 0,
                 "the server ignores 0x03 while the target runs: start it with --spawn so that ppe-arc can signal it" };
         m_interrupted = Clock::now(); // the target ran on while 0x03 was ignored
         if (auto sent = m_options.fallbackInterrupt(); !sent)
             return sent.error();
-        return m_session.waitForStop(kStopWait);
+        return m_session.waitForStop(m_options.stopWait);
     }
 
     Result<StopReply> Loop::interruptTarget()
@@ -128,13 +127,13 @@ namespace {
         auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
         if (!sent)
             return sent.error();
-        return m_session.waitForStop(kStopWait);
+        return m_session.waitForStop(m_options.stopWait);
     }
 
     // A stop the target made by itself while running: it ended, or the program got a signal.
     Status Loop::ownStop()
     {
-        auto stop = m_session.waitForStop(kStopWait);
+        auto stop = m_session.waitForStop(m_options.stopWait);
         if (!stop)
             return stop.error();
         if (stop->ended()) {

@@ -25,6 +25,7 @@ struct SamplerOptions {
     double jitter = 0.2; // each sample time is its tick ± jitter/2 intervals, uniformly
     uint64_t seed = 0; // of the jitter (0: from the clock)
     std::chrono::milliseconds interruptWait { 1000 }; // for a stop after the first 0x03 byte
+    std::chrono::milliseconds stopWait { 5000 }; // for a stop once the way to stop the target is known
     // Stops a server that ignores 0x03 while the target runs (QEMU's user-mode stubs): SIGINT to
     // the emulator ppe-arc started. Without one, such a server is an error.
     std::function<Status()> fallbackInterrupt;
