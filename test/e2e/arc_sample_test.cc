@@ -312,3 +312,68 @@ TEST(ArcEndToEnd, HotLineFromTheArcListing)
     EXPECT_NE(dwarf.out.find("lines from the DWARF line table"), std::string::npos);
     expectSplit(moduleHits(dwarf.out));
 }
+
+namespace {
+
+// CPU seconds (user + system) the process has used, from /proc/PID/stat; -1 when it is gone.
+double cpuSeconds(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const size_t paren = text.rfind(')');
+    if (paren == std::string::npos)
+        return -1;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string field;
+    unsigned long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+        if (i == 14)
+            utime = std::stoul(field);
+        if (i == 15)
+            stime = std::stoul(field);
+    }
+    return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
+}
+
+} // namespace
+
+// The server dies while ppe-arc samples: a one-line error, exit status 1, and a .ppe of the
+// samples taken so far whose end-reason and remote-error say so.
+TEST(ArcBadPeer, ServerKilledWhileSampling)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
+    TempDir dir;
+    const std::string port = std::to_string(freePort()), out = dir.file("killed.ppe");
+    Running server = startProgram({ PPE_GDBSERVER, ":" + port, PPE_SPLIT_NATIVE, "60000" });
+    Running arc = startProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port, "--elf", PPE_SPLIT_NATIVE, "-o",
+        out, "--interval", "2" });
+    // Wait until the program has run a while under sampling: gdbserver names it, it uses CPU.
+    pid_t program = 0;
+    static const std::regex created(R"(pid = (\d+))");
+    for (int i = 0; i < 1000 && !program; ++i, ::usleep(10000)) {
+        std::smatch m;
+        const std::string said = readFile(server.errPath) + readFile(server.outPath);
+        if (std::regex_search(said, m, created))
+            program = pid_t(std::stol(m[1]));
+    }
+    ASSERT_GT(program, 0) << "gdbserver did not start the program";
+    for (int i = 0; i < 3000 && cpuSeconds(program) < 0.3; ++i)
+        ::usleep(10000);
+    ::kill(server.pid, SIGKILL);
+    waitProgram(server);
+    RunResult r = waitProgram(arc);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(
+        r.err.find("ppe-arc: error: 127.0.0.1:" + port + ": connection closed by the server\n"), std::string::npos)
+        << r.err;
+    auto profile = ppe::readProfile(out);
+    ASSERT_TRUE(profile.ok()) << (profile ? "" : profile.error().str());
+    EXPECT_EQ(profile->endReason, "peer error");
+    EXPECT_EQ(profile->remoteError, "127.0.0.1:" + port + ": connection closed by the server");
+    EXPECT_GT(profile->total, 0u);
+    EXPECT_EQ(profile->total, profile->intrusionStops);
+    RunResult report = runProgram({ PPEOUT, out, "-" });
+    EXPECT_EQ(report.status, 0) << report.err;
+    EXPECT_NE(report.out.find("Sampling ended early: 127.0.0.1:" + port), std::string::npos) << report.out;
+}
