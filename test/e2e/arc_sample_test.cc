@@ -337,6 +337,60 @@ double cpuSeconds(pid_t pid)
 
 } // namespace
 
+namespace {
+
+// Starts gdbserver with split on `port` and returns the program's pid once gdbserver names it.
+pid_t startUnderGdbserver(const std::string& port, Running& server)
+{
+    server = startProgram({ PPE_GDBSERVER, ":" + port, PPE_SPLIT_NATIVE, "60000" });
+    static const std::regex created(R"(pid = (\d+))");
+    for (int i = 0; i < 1000; ++i, ::usleep(10000)) {
+        std::smatch m;
+        const std::string said = readFile(server.errPath) + readFile(server.outPath);
+        if (std::regex_search(said, m, created))
+            return pid_t(std::stol(m[1]));
+    }
+    return 0;
+}
+
+// Waits until `pid` has used `seconds` of CPU: it has been running under sampling a while.
+void waitForCpu(pid_t pid, double seconds)
+{
+    for (int i = 0; i < 3000 && cpuSeconds(pid) < seconds; ++i)
+        ::usleep(10000);
+}
+
+} // namespace
+
+// Ctrl-C to ppe-arc: it stops sampling, detaches, writes the profile; the program runs on.
+TEST(ArcSample, CtrlCDetachesAndTheProgramRunsOn)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
+    TempDir dir;
+    const std::string port = std::to_string(freePort()), out = dir.file("interrupted.ppe");
+    Running server;
+    const pid_t program = startUnderGdbserver(port, server);
+    ASSERT_GT(program, 0) << "gdbserver did not start the program";
+    Running arc = startProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port, "--elf", PPE_SPLIT_NATIVE, "-o",
+        out, "--interval", "2" });
+    waitForCpu(program, 0.3);
+    ::kill(arc.pid, SIGINT);
+    RunResult r = waitProgram(arc);
+    EXPECT_EQ(r.status, 0) << r.err;
+    auto profile = ppe::readProfile(out);
+    ASSERT_TRUE(profile.ok()) << (profile ? "" : profile.error().str());
+    EXPECT_EQ(profile->endReason, "interrupted");
+    EXPECT_GT(profile->total, 0u);
+    // The program runs on: it keeps using CPU, it is not stopped.
+    const double before = cpuSeconds(program);
+    waitForCpu(program, before + 0.2);
+    EXPECT_GE(cpuSeconds(program), before + 0.2) << "the program does not run after the detach";
+    EXPECT_NE(processState(program), 't');
+    ::kill(program, SIGKILL);
+    waitProgram(server);
+}
+
 // The server dies while ppe-arc samples: a one-line error, exit status 1, and a .ppe of the
 // samples taken so far whose end-reason and remote-error say so.
 TEST(ArcBadPeer, ServerKilledWhileSampling)
@@ -345,21 +399,12 @@ TEST(ArcBadPeer, ServerKilledWhileSampling)
         GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
     TempDir dir;
     const std::string port = std::to_string(freePort()), out = dir.file("killed.ppe");
-    Running server = startProgram({ PPE_GDBSERVER, ":" + port, PPE_SPLIT_NATIVE, "60000" });
+    Running server;
+    const pid_t program = startUnderGdbserver(port, server);
+    ASSERT_GT(program, 0) << "gdbserver did not start the program";
     Running arc = startProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port, "--elf", PPE_SPLIT_NATIVE, "-o",
         out, "--interval", "2" });
-    // Wait until the program has run a while under sampling: gdbserver names it, it uses CPU.
-    pid_t program = 0;
-    static const std::regex created(R"(pid = (\d+))");
-    for (int i = 0; i < 1000 && !program; ++i, ::usleep(10000)) {
-        std::smatch m;
-        const std::string said = readFile(server.errPath) + readFile(server.outPath);
-        if (std::regex_search(said, m, created))
-            program = pid_t(std::stol(m[1]));
-    }
-    ASSERT_GT(program, 0) << "gdbserver did not start the program";
-    for (int i = 0; i < 3000 && cpuSeconds(program) < 0.3; ++i)
-        ::usleep(10000);
+    waitForCpu(program, 0.3);
     ::kill(server.pid, SIGKILL);
     waitProgram(server);
     RunResult r = waitProgram(arc);
