@@ -152,7 +152,10 @@ static std::string intrusionNote(const SamplingResult& result)
         "(p90 %.3f ms)",
         static_cast<unsigned long long>(result.samples), result.wallSeconds,
         static_cast<unsigned long long>(result.missed), in.ratio * 100, in.mean * 1e3, in.p90 * 1e3);
-    return text;
+    std::string out = text;
+    if (result.programSignals)
+        out += "; " + std::to_string(result.programSignals) + " stops for the program's own signals, passed on";
+    return out;
 }
 
 // Samples through a prepared session into the outcome's .ppe text.

@@ -311,6 +311,11 @@ TEST(ArcEndToEnd, HotLineFromTheArcListing)
     ASSERT_EQ(dwarf.status, 0) << dwarf.err;
     EXPECT_NE(dwarf.out.find("lines from the DWARF line table"), std::string::npos);
     expectSplit(moduleHits(dwarf.out));
+    const std::vector<TextLine> dwarfLines = hitLines(dwarf.out);
+    ASSERT_FALSE(dwarfLines.empty()) << dwarf.out;
+    auto dwarfHot
+        = std::max_element(dwarfLines.begin(), dwarfLines.end(), [](auto& a, auto& b) { return a.hits < b.hits; });
+    EXPECT_EQ(dwarfHot->line, hot->line);
 }
 
 namespace {
