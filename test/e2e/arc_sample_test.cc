@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <netinet/in.h>
+#include <optional>
 #include <regex>
 #include <spawn.h>
 #include <sstream>
@@ -431,4 +432,44 @@ TEST(ArcBadPeer, ServerKilledWhileSampling)
     RunResult report = runProgram({ PPEOUT, out, "-" });
     EXPECT_EQ(report.status, 0) << report.err;
     EXPECT_NE(report.out.find("Sampling ended early: 127.0.0.1:" + port), std::string::npos) << report.out;
+}
+
+// Shared libraries from gdbserver's SVR4 library list: examples/mathlib spends its time in libm;
+// its samples become object and object-hit records, and ppeout names libm's functions.
+TEST(ArcSharedLibraries, LibmFromTheServersLibraryList)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
+    TempDir dir;
+    const std::string out = dir.file("mathlib.ppe");
+    std::optional<ppe::Profile> profile;
+    for (int attempt = 0, millions = 40; attempt < 3; ++attempt, millions *= 2) {
+        RunResult r = sample(PPE_MATHLIB,
+            std::string(PPE_GDBSERVER) + " :{PORT} " + PPE_MATHLIB + " " + std::to_string(millions), out,
+            { "--interval", "2" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto read = ppe::readProfile(out);
+        ASSERT_TRUE(read.ok()) << (read ? "" : read.error().str());
+        profile = *read;
+        if (profile->total >= kEnough)
+            break;
+    }
+    ASSERT_FALSE(profile->objects.empty());
+    const ppe::SharedObject& top = *std::max_element(
+        profile->objects.begin(), profile->objects.end(), [](auto& a, auto& b) { return a.hits < b.hits; });
+    EXPECT_NE(top.path.find("libm.so"), std::string::npos) << top.path;
+    EXPECT_FALSE(top.buildId.empty());
+    EXPECT_GT(double(top.hits), 0.5 * double(profile->total)) << top.hits << " of " << profile->total;
+    EXPECT_EQ(profile->counts[ppe::kShared], [&] {
+        uint64_t n = 0;
+        for (const auto& o : profile->objects)
+            n += o.hits;
+        return n;
+    }());
+    RunResult report = runProgram({ PPEOUT, out, "-" });
+    ASSERT_EQ(report.status, 0) << report.err;
+    EXPECT_NE(report.out.find("SHARED OBJECTS"), std::string::npos);
+    EXPECT_NE(report.out.find("libm.so.6"), std::string::npos);
+    EXPECT_TRUE(report.out.find("sin") != std::string::npos || report.out.find("pow") != std::string::npos)
+        << report.out;
 }
