@@ -1,7 +1,8 @@
 // libFuzzer target: the GDB remote client's parsers (arc-target/): the incremental packet decoder
 // fed in input-chosen chunks, the stop replies and qSupported replies it yields, transcripts, and
 // target descriptions (every xi:include resolves to the input itself, so nesting is bounded by the
-// reader, not by the fuzzer).
+// reader, not by the fuzzer); and the sampler's (ppe_arc) SVR4 library lists and auxiliary vectors.
+#include "ppe/arc/libraries.h"
 #include "ppe/gdbremote/packet.h"
 #include "ppe/gdbremote/session.h"
 #include "ppe/gdbremote/stop_reply.h"
@@ -41,5 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     auto tdesc = readTargetDescription("target.xml", fetch);
     if (tdesc)
         (void)tdesc->pc();
+    (void)ppe::arc::parseLibraryList(text, "libraries-svr4");
+    for (bool is64 : { false, true })
+        (void)ppe::arc::auxvEntry(text, is64, size % 2);
     return 0;
 }

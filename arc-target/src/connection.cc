@@ -40,11 +40,13 @@ Connection& Connection::operator=(Connection&& other) noexcept
     return *this;
 }
 
-static int remaining(Clock::time_point deadline)
+// What is left until `deadline`, not less than zero (ppoll: the loop's deadlines are finer than
+// poll's milliseconds).
+static timespec remaining(Clock::time_point deadline)
 {
-    // Rounded up, so that a poll that times out returns at or after the deadline.
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return left < 0 ? 0 : static_cast<int>(left);
+    auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now()).count();
+    left = left < 0 ? 0 : left;
+    return timespec { static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000) };
 }
 
 // Waits for `events` on `fd` until `deadline`; 1 ready, 0 timed out, -1 failed (errno).
@@ -52,7 +54,8 @@ static int waitFor(int fd, short events, Clock::time_point deadline)
 {
     for (;;) {
         pollfd p { fd, events, 0 };
-        int n = ::poll(&p, 1, remaining(deadline));
+        const timespec left = remaining(deadline);
+        int n = ::ppoll(&p, 1, &left, nullptr);
         if (n >= 0 || errno != EINTR)
             return n;
     }

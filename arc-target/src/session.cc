@@ -29,21 +29,37 @@ Status Session::write(std::string_view raw)
     return m_connection.write(raw);
 }
 
+Status Session::fill(Clock::time_point deadline)
+{
+    auto bytes = m_connection.read(deadline);
+    if (!bytes && m_decoder.inFrame())
+        return error(bytes.error().message + " (in the middle of a packet)");
+    if (!bytes)
+        return bytes.error();
+    std::vector<Event> events;
+    m_decoder.feed(*bytes, events);
+    for (auto& e : events) {
+        if (m_options.tap)
+            m_options.tap('<', e.raw);
+        m_events.push_back(std::move(e));
+    }
+    return std::monostate {};
+}
+
+Result<bool> Session::incoming(Clock::time_point deadline)
+{
+    while (m_events.empty()) {
+        if (auto filled = fill(deadline); !filled)
+            return Clock::now() >= deadline && !m_decoder.inFrame() ? Result<bool>(false) : filled.error();
+    }
+    return true;
+}
+
 Result<Event> Session::nextEvent(Clock::time_point deadline)
 {
     while (m_events.empty()) {
-        auto bytes = m_connection.read(deadline);
-        if (!bytes && m_decoder.inFrame())
-            return error(bytes.error().message + " (in the middle of a packet)");
-        if (!bytes)
-            return bytes.error();
-        std::vector<Event> events;
-        m_decoder.feed(*bytes, events);
-        for (auto& e : events) {
-            if (m_options.tap)
-                m_options.tap('<', e.raw);
-            m_events.push_back(std::move(e));
-        }
+        if (auto filled = fill(deadline); !filled)
+            return filled.error();
     }
     Event event = std::move(m_events.front());
     m_events.pop_front();

@@ -23,6 +23,8 @@ static void applyFeature(std::string_view item, ServerFeatures& f)
     f.multiprocess |= item == "multiprocess+";
     f.nonStop |= item == "QNonStop+";
     f.librariesRead |= item == "qXfer:libraries-svr4:read+" || item == "qXfer:libraries:read+";
+    f.librariesSvr4 |= item == "qXfer:libraries-svr4:read+";
+    f.auxvRead |= item == "qXfer:auxv:read+";
 }
 
 ServerFeatures parseFeatures(std::string_view reply)

@@ -6,23 +6,26 @@ namespace ppe::gdbremote {
 
 constexpr std::size_t kMaxDocument = 1 << 20;
 
-Result<std::string> Session::readFeatureDocument(const std::string& annex)
+Result<std::string> Session::readFeatureDocument(const std::string& annex) { return readXfer("features", annex); }
+
+Result<std::string> Session::readXfer(const std::string& object, const std::string& annex)
 {
     // Leave room for the `m`, the frame and escapes of the reply within the server's PacketSize.
     std::size_t chunk = m_features.packetSize > 64 ? m_features.packetSize - 32 : 0x400;
+    const std::string what = annex.empty() ? object : annex;
     std::string document;
     for (;;) {
-        auto reply = request("qXfer:features:read:" + annex + ":" + hexNumber(document.size()) + ","
+        auto reply = request("qXfer:" + object + ":read:" + annex + ":" + hexNumber(document.size()) + ","
             + hexNumber(std::min<std::size_t>(chunk, 0x4000)));
         if (!reply)
             return reply.error();
         if (reply->empty() || (reply->front() != 'm' && reply->front() != 'l'))
-            return error("cannot read " + annex + ": reply '" + reply->substr(0, 20) + "'");
+            return error("cannot read " + what + ": reply '" + reply->substr(0, 20) + "'");
         document.append(*reply, 1);
         if (reply->front() == 'l')
             return document;
         if (reply->size() == 1 || document.size() > kMaxDocument)
-            return error("cannot read " + annex + ": no end or too long");
+            return error("cannot read " + what + ": no end or too long");
     }
 }
 
@@ -54,9 +57,12 @@ static Status expectOk(Result<std::string> reply, const Error& context, const ch
     return std::monostate {};
 }
 
-Status Session::resume()
+Status Session::resume(int signal)
 {
-    const char* packet = m_useVCont || m_nonStop ? "vCont;c" : "c";
+    const bool vCont = m_useVCont || m_nonStop;
+    std::string packet = vCont ? "vCont;c" : "c";
+    if (signal > 0 && signal < 256)
+        packet = (vCont ? "vCont;C" : "C") + std::string(signal < 16 ? "0" : "") + hexNumber(unsigned(signal));
     if (m_nonStop)
         return expectOk(request(packet), error({}), "cannot resume");
     return send(packet);

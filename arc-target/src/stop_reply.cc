@@ -65,6 +65,19 @@ static void parseProcess(std::string_view rest, StopReply& reply)
         reply.process = std::string(rest.substr(key.size()));
 }
 
+// `W AA` and `X AA`, where gdbserver writes the status in as few digits as it takes ("W0").
+static Result<StopReply> parseEnd(std::string_view text, StopReply& reply)
+{
+    const std::string_view code = text.substr(1, text.find(';') - 1);
+    auto value = code.size() <= 2 ? parseHexNumber(code) : std::nullopt;
+    if (!value)
+        return bad(text, "bad code");
+    reply.code = static_cast<int>(*value);
+    reply.kind = text[0] == 'W' ? StopReply::Kind::Exited : StopReply::Kind::Terminated;
+    parseProcess(text.substr(1 + code.size()), reply);
+    return reply;
+}
+
 Result<StopReply> parseStopReply(std::string_view text)
 {
     StopReply reply;
@@ -72,6 +85,8 @@ Result<StopReply> parseStopReply(std::string_view text)
         reply.kind = StopReply::Kind::NoResumed;
         return reply;
     }
+    if (!text.empty() && (text[0] == 'W' || text[0] == 'X'))
+        return parseEnd(text, reply);
     if (text.empty() || !parseCode(text.substr(1), reply.code))
         return bad(text, "bad code");
     switch (text[0]) {
@@ -79,11 +94,6 @@ Result<StopReply> parseStopReply(std::string_view text)
         return reply;
     case 'T':
         return parseT(text, reply);
-    case 'W':
-    case 'X':
-        reply.kind = text[0] == 'W' ? StopReply::Kind::Exited : StopReply::Kind::Terminated;
-        parseProcess(text.substr(3), reply);
-        return reply;
     case 'w':
         reply.kind = StopReply::Kind::ThreadExited;
         return reply;

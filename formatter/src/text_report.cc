@@ -33,6 +33,20 @@ namespace {
         return line;
     }
 
+    // A remote sampler's lines (ppe-arc): the server, and how long the target stood stopped.
+    void remoteLines(std::string& out, const Profile& p)
+    {
+        if (p.remoteServer.empty())
+            return;
+        out += fmt::format(" Remote target {} through {}, {}: {}, stopped by {}\n", p.remoteTarget, p.remoteServer,
+            p.remoteMode, p.remotePc, p.remoteInterrupt);
+        out += fmt::format(" Intrusion: the target was stopped {:.2f}% of the wall time, {:.3f} ms a sample (p90 "
+                           "{:.3f} ms, {} stops)\n",
+            p.stoppedRatio * 100, p.stopMean * 1e3, p.stopP90 * 1e3, p.intrusionStops);
+        if (!p.remoteError.empty())
+            out += fmt::format(" Sampling ended early: {}\n", p.remoteError);
+    }
+
     void header(std::string& out, const Report& r)
     {
         const Profile& p = r.profile;
@@ -44,6 +58,7 @@ namespace {
             t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
         out += fmt::format(
             " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
+        remoteLines(out, p);
         if (p.status != ProfileStatus::Complete)
             out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
         if (p.binWidth > p.granularity)

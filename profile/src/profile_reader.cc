@@ -121,6 +121,21 @@ namespace {
         return "";
     }
 
+    // ppe-arc's intrusion pairs: mean and p90 seconds a stop; seconds stopped and that ÷ wall time.
+    std::string onStopTime(const Fields& f, Profile& p)
+    {
+        return onPair(
+            f, parseFixed, [](double, double) { return true; }, p.stopMean, p.stopP90,
+            "intrusion-stop-time must be two numbers (mean p90)");
+    }
+
+    std::string onStopped(const Fields& f, Profile& p)
+    {
+        return onPair(
+            f, parseFixed, [](double, double) { return true; }, p.stoppedTime, p.stoppedRatio,
+            "intrusion-stopped must be two numbers (seconds ratio)");
+    }
+
     std::string onCount(const Fields& f, Profile& p)
     {
         if (auto e = expectCount(f, 3); !e.empty())
@@ -252,6 +267,15 @@ namespace {
             { "thread", detail::onThread },
             { "blocked", detail::onBlocked },
             { "blocking-scan", detail::onBlockingScan },
+            { "remote-server", text(&Profile::remoteServer) },
+            { "remote-target", text(&Profile::remoteTarget) },
+            { "remote-mode", text(&Profile::remoteMode) },
+            { "remote-pc", text(&Profile::remotePc) },
+            { "remote-interrupt", text(&Profile::remoteInterrupt) },
+            { "remote-error", text(&Profile::remoteError) },
+            { "intrusion-stops", decimal(&Profile::intrusionStops) },
+            { "intrusion-stop-time", onStopTime },
+            { "intrusion-stopped", onStopped },
         };
         return table;
     }

@@ -23,6 +23,8 @@ struct ServerFeatures {
     bool multiprocess = false;
     bool nonStop = false; // QNonStop+
     bool librariesRead = false; // qXfer:libraries-svr4:read+ or qXfer:libraries:read+
+    bool librariesSvr4 = false; // qXfer:libraries-svr4:read+
+    bool auxvRead = false; // qXfer:auxv:read+
     std::string reply; // the qSupported reply as received
 };
 
@@ -62,15 +64,22 @@ public:
     Result<std::string> readRegister(unsigned regnum); // `p N`: hex text, "" if unsupported
     // `qXfer:features:read:ANNEX:OFFSET,LENGTH` in chunks until an `l` reply.
     Result<std::string> readFeatureDocument(const std::string& annex);
+    // `qXfer:OBJECT:read:ANNEX:...` in chunks ("auxv", "libraries-svr4", ...): the whole object.
+    Result<std::string> readXfer(const std::string& object, const std::string& annex);
     Result<TargetDescription> readTargetDescription(); // target.xml and its includes
     // Enters non-stop mode (QNonStop:1): resume and interrupt then answer OK, stops come as
     // `%Stop` notifications drained with vStopped.
     Status enableNonStop();
 
-    Status resume(); // `vCont;c` where offered, else `c`; the reply comes at the next stop
+    // `vCont;c` where offered, else `c`; with a signal, `vCont;CSIG` or `CSIG` delivers it to the
+    // program (one it stopped with). The reply comes at the next stop.
+    Status resume(int signal = 0);
     Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
     // The next stop reply; console output before it goes to the console callback.
     Result<StopReply> waitForStop(std::chrono::milliseconds timeout);
+    // Whether anything (a stop reply, console output, garbage) came from the server before
+    // `deadline`, while the target runs: false at the deadline, an error when the connection broke.
+    Result<bool> incoming(Clock::time_point deadline);
     Status detach(); // `D`: the program keeps running
     Status kill(); // `k`: no reply is required
 
@@ -88,6 +97,7 @@ private:
     Status write(std::string_view raw);
     Status send(std::string_view packet);
     Status awaitAck(const std::string& raw, Clock::time_point deadline);
+    Status fill(Clock::time_point deadline); // reads what comes before `deadline` into m_events
     Result<Event> nextEvent(Clock::time_point deadline);
     // The next packet's payload; with `notifications`, a notification's as "%Stop:...".
     Result<std::string> receive(Clock::time_point deadline, bool notifications = false);

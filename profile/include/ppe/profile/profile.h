@@ -98,6 +98,12 @@ struct Profile {
     uint64_t saturated = 0;
     uint64_t total = 0;
 
+    // A remote sampler's records (ppe-arc, docs/ppe-format.md "Remote sampling"); empty otherwise.
+    std::string remoteServer, remoteTarget, remoteMode, remotePc, remoteInterrupt, remoteError;
+    uint64_t intrusionStops = 0;
+    double stopMean = 0, stopP90 = 0; // seconds the target was stopped per sample
+    double stoppedTime = 0, stoppedRatio = 0; // seconds stopped in all, and that ÷ wall time
+
     std::vector<SharedObject> objects;
     std::vector<Bin> bins; // non-zero bins, ascending addresses
     std::vector<ThreadSamples> threads;

@@ -1,0 +1,48 @@
+// What ppe-arc needs to know of the program it samples, read from its ELF file (`--elf`) or a
+// shared object named by the server's library list: the executable segments (the monitored range),
+// the machine, the entry point (which with the target's auxiliary vector gives the load bias), the
+// build id. Read with <elf.h> alone, ELF32 and ELF64 of either byte order: LLVM has no ARC target.
+#pragma once
+
+#include "ppe/support/result.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppe::arc {
+
+struct ElfSegment {
+    uint64_t fileOffset;
+    uint64_t address;
+    uint64_t fileSize;
+    uint64_t memSize;
+    bool executable;
+};
+
+struct ElfImage {
+    std::string path;
+    bool is64 = false;
+    bool bigEndian = false;
+    bool shared = false; // ET_DYN: a PIE or a shared object, loaded at a bias
+    uint16_t machine = 0; // e_machine
+    uint64_t entry = 0;
+    std::vector<ElfSegment> segments; // PT_LOAD, in file order
+    std::string buildId; // the NT_GNU_BUILD_ID bytes, raw
+
+    // The executable segments' span [start, end) in link-time addresses; false when none.
+    bool executableRange(uint64_t& start, uint64_t& end) const;
+    // The file offset of a link-time address inside a segment; false when none holds it.
+    bool fileOffsetOf(uint64_t address, uint64_t& offset) const;
+};
+
+// The ELF file at `path`; errors name the file.
+Result<ElfImage> readElfImage(const std::string& path);
+
+// `uname -m`'s word for an e_machine ("x86_64", "aarch64", "arc", ...), "machine N" otherwise.
+std::string machineName(uint16_t machine);
+// The smallest instruction of the machine in bytes (1 on x86, 2 on ARC and compressed RISC-V, 4
+// on AArch64).
+uint32_t machineGranularity(uint16_t machine);
+
+} // namespace ppe::arc

@@ -1,0 +1,38 @@
+// One `ppe-arc sample` run from its request to the .ppe text: start the server (--spawn),
+// connect, negotiate, find the PC by name, probe how to read it, sample, and attribute.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppe::arc {
+
+struct SampleRequest {
+    std::string remote; // HOST:PORT
+    std::string elf;
+    double intervalMs = 10;
+    double durationSeconds = 0; // 0: until the end or the stop flag
+    std::string output; // "" : PROG.ppe in the current directory
+    std::string tdesc;
+    std::string spawn; // a shell command starting the server, run as ppe-arc's child
+    uint64_t memPages = 2048; // histogram budget, 512-byte pages
+    uint64_t seed = 0;
+    bool seedGiven = false;
+    double connectSeconds = 10;
+    std::string producer = "ppe-arc";
+    std::vector<std::string> command; // ppe-arc's own arguments, for the .ppe
+};
+
+struct SampleOutcome {
+    std::string output; // where the .ppe goes
+    std::string text; // the .ppe; empty when nothing was sampled
+    std::string error; // one line; the .ppe (if any) holds the samples before it
+    std::vector<std::string> notes; // what the probe found, the intrusion
+};
+
+// Runs the request; `stop` (set from a signal handler) ends sampling early.
+SampleOutcome runSampling(const SampleRequest& request, const std::atomic<bool>& stop);
+
+} // namespace ppe::arc

@@ -1,0 +1,69 @@
+// The sampling loop of ppe-arc: run the target, stop it on an absolute-deadline schedule with a
+// little random jitter (so that it cannot alias with a periodic loop of the target), read its PC,
+// run it again; measure how long each stop held the target. All-stop mode ("halt-and-read"): the
+// GDB remote protocol reads registers of a stopped thread only.
+#pragma once
+
+#include "ppe/gdbremote/pc_reader.h"
+#include "ppe/gdbremote/session.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ppe::arc {
+
+using gdbremote::Status;
+
+struct SamplerOptions {
+    std::chrono::microseconds interval { 10'000 };
+    std::chrono::microseconds duration { 0 }; // 0: until the target ends or `stop` is set
+    double jitter = 0.2; // each sample time is its tick ± jitter/2 intervals, uniformly
+    uint64_t seed = 0; // of the jitter (0: from the clock)
+    std::chrono::milliseconds interruptWait { 1000 }; // for a stop after the first 0x03 byte
+    std::chrono::milliseconds stopWait { 5000 }; // for a stop once the way to stop the target is known
+    // Stops a server that ignores 0x03 while the target runs (QEMU's user-mode stubs): SIGINT to
+    // the emulator ppe-arc started. Without one, such a server is an error.
+    std::function<Status()> fallbackInterrupt;
+    const std::atomic<bool>* stop = nullptr; // set (by a SIGINT handler) to end sampling
+    // Called while the target is stopped after each sample with its PC (`last`: before the
+    // detach, PC 0 when the last stop took no sample), to read what changes as it runs, such as
+    // its library list. Its time counts as intrusion.
+    std::function<void(bool last, uint64_t pc)> whileStopped;
+};
+
+enum class SamplingEnd { Duration, TargetExited, Interrupted, PeerError };
+const char* endReasonName(SamplingEnd end); // the .ppe's end-reason
+
+struct SamplingResult {
+    SamplingEnd end = SamplingEnd::Duration;
+    std::string error; // the peer's failure, one line (PeerError)
+    std::optional<gdbremote::StopReply> exit; // W or X when the target ended
+    uint64_t samples = 0;
+    uint64_t missed = 0; // ticks skipped because the loop was late
+    uint64_t programSignals = 0; // stops for the program's own signals, passed on to it
+    std::optional<bool> interruptByte; // whether 0x03 stopped the target (probed at the first stop)
+    std::vector<double> stopSeconds; // per sample, from the interrupt sent to the resume sent
+    double wallSeconds = 0; // from the first resume to the end
+    bool detached = false; // the session ended with `D` and the target runs on
+};
+
+// Samples until the duration ends, the target exits, `options.stop` is set or the peer fails;
+// calls `sample(pc)` for each PC read. The target is stopped on entry and is never left stopped:
+// at the end it is detached (continues) unless it ended. Errors end sampling; they are in the result.
+SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
+    const std::function<void(uint64_t pc)>& sample);
+
+// Intrusion figures of a run: the mean and the 90th percentile of the stop times, their sum, and
+// that sum ÷ wall time.
+struct Intrusion {
+    uint64_t stops = 0;
+    double mean = 0, p90 = 0, stopped = 0, ratio = 0;
+};
+Intrusion intrusionOf(const SamplingResult& result);
+
+} // namespace ppe::arc

@@ -1,0 +1,237 @@
+#include "ppe/arc/sample_run.h"
+
+#include "ppe/arc/remote_profile.h"
+#include "ppe/gdbremote/hex.h"
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace ppe::arc {
+
+using namespace gdbremote;
+
+namespace {
+
+    // Starts `command` through the shell (exec'd, so that the child is the server itself) in a
+    // process group of its own: a Ctrl-C at the terminal reaches ppe-arc, which detaches cleanly,
+    // and not the server.
+    Result<pid_t> spawnServer(const std::string& command)
+    {
+        std::string line = "exec " + command;
+        char* argv[] = { const_cast<char*>("sh"), const_cast<char*>("-c"), line.data(), nullptr };
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+        pid_t pid = -1;
+        const int error = posix_spawn(&pid, "/bin/sh", nullptr, &attr, argv, environ);
+        posix_spawnattr_destroy(&attr);
+        if (error)
+            return Error { {}, 0, "cannot start `" + command + "`: " + std::strerror(error) };
+        return pid;
+    }
+
+    bool exited(pid_t pid) { return pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == pid; }
+
+    // Connects, retrying for a server still starting (and not once a spawned one has ended).
+    Result<Session> connectSoon(const SampleRequest& r, pid_t server)
+    {
+        const auto until = Clock::now() + std::chrono::milliseconds(int64_t(r.connectSeconds * 1000));
+        auto session = Session::connect(r.remote, std::chrono::milliseconds(3000));
+        while (!session && Clock::now() < until && !exited(server)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            session = Session::connect(r.remote, std::chrono::milliseconds(3000));
+        }
+        return session;
+    }
+
+    std::string outputPath(const SampleRequest& r)
+    {
+        if (!r.output.empty())
+            return r.output;
+        const size_t slash = r.elf.rfind('/');
+        return (slash == std::string::npos ? r.elf : r.elf.substr(slash + 1)) + ".ppe";
+    }
+
+    std::string absolute(const std::string& path)
+    {
+        char resolved[PATH_MAX];
+        return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+    }
+
+    // The process of a stop's thread id "pPID.TID" (multiprocess), else 0.
+    uint64_t processOf(const StopReply& stop)
+    {
+        if (stop.thread.size() < 2 || stop.thread[0] != 'p')
+            return 0;
+        return parseHexNumber(std::string_view(stop.thread).substr(1, stop.thread.find('.') - 1)).value_or(0);
+    }
+
+    // Everything known before the first sample.
+    struct Prepared {
+        ElfImage elf;
+        TargetDescription description;
+        RegisterInfo pc;
+        PcProbe probe;
+        uint64_t loadBias = 0;
+        uint64_t pid = 0;
+    };
+
+    Status prepare(Session& session, const SampleRequest& r, Prepared& p)
+    {
+        auto features = session.negotiate();
+        if (!features)
+            return features.error();
+        auto first = session.haltReason();
+        if (!first)
+            return first.error();
+        if (first->ended())
+            return Error { session.peer(), 0, "the program has already ended" };
+        p.pid = processOf(*first);
+        auto description = r.tdesc.empty() ? session.readTargetDescription() : readTargetDescriptionFile(r.tdesc);
+        if (!description)
+            return description.error();
+        p.description = std::move(*description);
+        const RegisterInfo* pc = p.description.pc();
+        if (!pc)
+            return Error { p.description.documents.front(), 0,
+                "no register named pc, rip or eip (architecture " + p.description.architecture + ")" };
+        p.pc = *pc;
+        auto bias = readLoadBias(session, p.elf);
+        if (!bias)
+            return bias.error();
+        p.loadBias = *bias;
+        return std::monostate {};
+    }
+
+    std::function<Status()> signalling(pid_t server)
+    {
+        if (server <= 0)
+            return {};
+        return [server]() -> Status {
+            if (::kill(server, SIGINT) != 0)
+                return Error { {}, 0, std::string("cannot signal the server: ") + std::strerror(errno) };
+            return std::monostate {};
+        };
+    }
+
+} // namespace
+
+static RemoteRun describeRun(
+    const SampleRequest& r, const Session& session, const Prepared& p, const SamplingResult& result)
+{
+    RemoteRun run;
+    run.producer = r.producer;
+    run.server = session.peer();
+    if (!r.spawn.empty())
+        run.server += " (" + r.spawn.substr(0, r.spawn.find(' ')) + ")";
+    run.target = p.description.architecture;
+    run.osabi = p.description.osabi;
+    run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") read by " + pcStrategyName(p.probe.strategy);
+    run.interrupt = !result.interruptByte ? "none needed"
+        : *result.interruptByte           ? "0x03"
+                                          : "SIGINT to the server process";
+    run.command = r.command;
+    run.pid = p.pid;
+    return run;
+}
+
+static std::string intrusionNote(const SamplingResult& result)
+{
+    const Intrusion in = intrusionOf(result);
+    char text[256];
+    std::snprintf(text, sizeof text,
+        "%llu samples in %.3f s (%llu ticks missed); the target was stopped %.2f%% of the time, %.3f ms a sample "
+        "(p90 %.3f ms)",
+        static_cast<unsigned long long>(result.samples), result.wallSeconds,
+        static_cast<unsigned long long>(result.missed), in.ratio * 100, in.mean * 1e3, in.p90 * 1e3);
+    std::string out = text;
+    if (result.programSignals)
+        out += "; " + std::to_string(result.programSignals) + " stops for the program's own signals, passed on";
+    return out;
+}
+
+// Samples through a prepared session into the outcome's .ppe text.
+static void sampleInto(Session& session, PcReader& reader, const SampleRequest& r, Prepared& p, pid_t server,
+    const std::atomic<bool>& stop, SampleOutcome& out)
+{
+    const auto interval = std::chrono::microseconds(int64_t(r.intervalMs * 1000));
+    auto profile = RemoteProfile::create(p.elf, p.loadBias, uint64_t(r.intervalMs * 10000), r.memPages * 512);
+    if (!profile) {
+        out.error = profile.error().str();
+        (void)session.detach();
+        return;
+    }
+    std::vector<Library> libraries;
+    Clock::time_point refreshed {};
+    SamplerOptions options;
+    options.interval = interval;
+    options.duration = std::chrono::microseconds(int64_t(r.durationSeconds * 1e6));
+    options.seed = r.seedGiven ? r.seed : 0;
+    options.fallbackInterrupt = signalling(server);
+    options.stop = &stop;
+    // The library list is read again at the end and, at most ten times a second, when a PC lies
+    // outside the image (perhaps in a library loaded since).
+    const uint64_t imageStart = profile->imageStart(), imageEnd = profile->imageEnd();
+    options.whileStopped = [&](bool last, uint64_t pc) {
+        const bool outside = pc < imageStart || pc >= imageEnd;
+        if (!last && !(outside && Clock::now() - refreshed >= std::chrono::milliseconds(100)))
+            return;
+        refreshed = Clock::now();
+        if (auto list = readLibraries(session))
+            libraries = std::move(*list);
+    };
+    const int64_t start = int64_t(std::time(nullptr));
+    SamplingResult result = arc::sample(session, reader, options, [&profile](uint64_t pc) { profile->add(pc); });
+    RemoteRun run = describeRun(r, session, p, result);
+    run.startTime = start;
+    out.text = profile->text(run, result, libraries);
+    out.notes.push_back(intrusionNote(result));
+    if (result.end == SamplingEnd::PeerError)
+        out.error = result.error;
+}
+
+SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
+{
+    SampleOutcome out;
+    out.output = outputPath(r);
+    Prepared p;
+    auto elf = readElfImage(absolute(r.elf));
+    if (!elf)
+        return out.error = elf.error().str(), out;
+    p.elf = std::move(*elf);
+    pid_t server = -1;
+    if (!r.spawn.empty()) {
+        auto spawned = spawnServer(r.spawn);
+        if (!spawned)
+            return out.error = spawned.error().str(), out;
+        server = *spawned;
+    }
+    auto session = connectSoon(r, server);
+    if (!session)
+        return out.error = session.error().str(), out;
+    if (auto ready = prepare(*session, r, p); !ready) {
+        out.error = ready.error().str();
+        (void)session->detach(); // never leave the program stopped
+        return out;
+    }
+    PcReader reader(*session, p.pc, p.elf.bigEndian);
+    auto probe = reader.probe();
+    if (!probe) {
+        out.error = probe.error().str();
+        (void)session->detach();
+        return out;
+    }
+    p.probe = *probe;
+    sampleInto(*session, reader, r, p, server, stop, out);
+    return out;
+}
+
+} // namespace ppe::arc

@@ -1,0 +1,272 @@
+#include "ppe/arc/sampler.h"
+
+#include <algorithm>
+#include <random>
+
+namespace ppe::arc {
+
+using gdbremote::Clock;
+using gdbremote::StopReply;
+
+const char* endReasonName(SamplingEnd end)
+{
+    switch (end) {
+    case SamplingEnd::Duration:
+        return "duration";
+    case SamplingEnd::TargetExited:
+        return "exit";
+    case SamplingEnd::Interrupted:
+        return "interrupted";
+    case SamplingEnd::PeerError:
+        return "peer error";
+    }
+    return "duration";
+}
+
+namespace {
+
+    constexpr auto kSlice = std::chrono::milliseconds(50); // how often a wait looks at the stop flag
+
+    // GDB's signal numbers: 0 none, 2 SIGINT (0x03 or our SIGINT), 5 SIGTRAP. Others are the
+    // program's own signals, passed on when it runs again.
+    int programSignal(const StopReply& stop)
+    {
+        return stop.code == 0 || stop.code == 2 || stop.code == 5 ? 0 : stop.code;
+    }
+
+    double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+    enum class Wake { Deadline, TargetSpoke, StopAsked };
+
+    class Loop {
+    public:
+        Loop(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
+            const std::function<void(uint64_t)>& sample)
+            : m_session(session)
+            , m_reader(reader)
+            , m_options(options)
+            , m_sample(sample)
+            , m_random(options.seed ? options.seed : uint64_t(Clock::now().time_since_epoch().count()))
+        {
+        }
+
+        SamplingResult run();
+
+    private:
+        bool stopAsked() const { return m_options.stop && m_options.stop->load(std::memory_order_relaxed); }
+        Clock::time_point tick(uint64_t k);
+        Result<Wake> runUntil(Clock::time_point when);
+        Result<StopReply> interruptTarget();
+        Result<StopReply> probeInterrupt();
+        Status sampleOnce(bool last);
+        Status ownStop();
+        Status stopAndDetach();
+        void fail(const Error& error);
+
+        gdbremote::Session& m_session;
+        gdbremote::PcReader& m_reader;
+        const SamplerOptions& m_options;
+        const std::function<void(uint64_t)>& m_sample;
+        std::mt19937_64 m_random;
+        SamplingResult m_result;
+        Clock::time_point m_start;
+        Clock::time_point m_interrupted; // when the interrupt that worked was sent
+    };
+
+    // Tick k's time: k intervals from the start, moved by up to ± jitter/2 intervals. The schedule
+    // is absolute: a late sample does not move the later ones.
+    Clock::time_point Loop::tick(uint64_t k)
+    {
+        const double u = std::uniform_real_distribution<double>(-0.5, 0.5)(m_random);
+        const double at = (double(k) + u * m_options.jitter) * double(m_options.interval.count());
+        return m_start + std::chrono::microseconds(int64_t(at));
+    }
+
+    // Lets the target run until `when`, watching for a stop it makes itself and for the stop flag.
+    Result<Wake> Loop::runUntil(Clock::time_point when)
+    {
+        for (Clock::time_point now = Clock::now(); now < when; now = Clock::now()) {
+            if (stopAsked())
+                return Wake::StopAsked;
+            auto got = m_session.incoming(std::min(when, now + kSlice));
+            if (!got)
+                return got.error();
+            if (*got)
+                return Wake::TargetSpoke;
+        }
+        return stopAsked() ? Wake::StopAsked : Wake::Deadline;
+    }
+
+    // The first interrupt finds out whether 0x03 stops the target; a server that ignores it gets the
+    // fallback from then on.
+    Result<StopReply> Loop::probeInterrupt()
+    {
+        m_interrupted = Clock::now();
+        if (auto sent = m_session.interrupt(); !sent)
+            return sent.error();
+        auto got = m_session.incoming(Clock::now() + m_options.interruptWait);
+        if (!got)
+            return got.error();
+        m_result.interruptByte = *got;
+        if (*got)
+            return m_session.waitForStop(m_options.stopWait);
+        if (!m_options.fallbackInterrupt)
+            return Error { m_session.peer(), 0,
+                "the server ignores 0x03 while the target runs: start it with --spawn so that ppe-arc can signal it" };
+        m_interrupted = Clock::now(); // the target ran on while 0x03 was ignored
+        if (auto sent = m_options.fallbackInterrupt(); !sent)
+            return sent.error();
+        return m_session.waitForStop(m_options.stopWait);
+    }
+
+    Result<StopReply> Loop::interruptTarget()
+    {
+        if (!m_result.interruptByte)
+            return probeInterrupt();
+        m_interrupted = Clock::now();
+        auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
+        if (!sent)
+            return sent.error();
+        return m_session.waitForStop(m_options.stopWait);
+    }
+
+    // A stop the target made by itself while running: it ended, or the program got a signal.
+    Status Loop::ownStop()
+    {
+        auto stop = m_session.waitForStop(m_options.stopWait);
+        if (!stop)
+            return stop.error();
+        if (stop->ended()) {
+            m_result.exit = *stop;
+            return std::monostate {};
+        }
+        ++m_result.programSignals;
+        return m_session.resume(programSignal(*stop));
+    }
+
+    // Stops the target, reads and counts its PC, runs it again (or detaches it after the last).
+    Status Loop::sampleOnce(bool last)
+    {
+        auto stop = interruptTarget();
+        if (!stop)
+            return stop.error();
+        if (stop->ended()) {
+            m_result.exit = *stop;
+            return std::monostate {};
+        }
+        const int signal = programSignal(*stop);
+        auto pc = m_reader.read();
+        if (!pc)
+            return pc.error();
+        m_sample(*pc);
+        ++m_result.samples;
+        last = last || stopAsked();
+        if (m_options.whileStopped)
+            m_options.whileStopped(last, *pc);
+        auto next = last ? m_session.detach() : m_session.resume(signal);
+        m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
+        m_result.detached = last && next.ok();
+        return next;
+    }
+
+    Status Loop::stopAndDetach()
+    {
+        auto stop = interruptTarget();
+        if (!stop)
+            return stop.error();
+        if (stop->ended()) {
+            m_result.exit = *stop;
+            return std::monostate {};
+        }
+        if (m_options.whileStopped)
+            m_options.whileStopped(true, 0);
+        auto detached = m_session.detach();
+        m_result.detached = detached.ok();
+        return detached;
+    }
+
+    // Never leave the target stopped: stop it if it may be running, then detach, at best effort.
+    void Loop::fail(const Error& error)
+    {
+        m_result.end = SamplingEnd::PeerError;
+        m_result.error = error.str();
+        if (m_session.detach().ok())
+            m_result.detached = true;
+        else if (stopAndDetach().ok())
+            m_result.detached = true;
+    }
+
+} // namespace
+
+SamplingResult Loop::run()
+{
+    m_start = Clock::now();
+    const Clock::time_point begin = m_start, end = m_start + m_options.duration;
+    const bool timed = m_options.duration.count() > 0;
+    Status status = m_session.resume();
+    for (uint64_t k = 1; status && !m_result.exit && !m_result.detached;) {
+        Clock::time_point when = tick(k);
+        const bool last = timed && when + m_options.interval > end; // detach after this sample
+        if (timed && when > end) {
+            m_result.end = SamplingEnd::Duration;
+            status = stopAndDetach();
+            break;
+        }
+        auto wake = runUntil(when);
+        if (!wake) {
+            status = wake.error();
+            break;
+        }
+        if (*wake == Wake::StopAsked) {
+            m_result.end = SamplingEnd::Interrupted;
+            status = stopAndDetach();
+            break;
+        }
+        if (*wake == Wake::TargetSpoke) {
+            status = ownStop();
+            continue;
+        }
+        status = sampleOnce(last);
+        if (m_result.detached)
+            m_result.end = stopAsked() ? SamplingEnd::Interrupted : SamplingEnd::Duration;
+        if (m_result.samples == 1 && k == 1) {
+            m_start = Clock::now(); // the schedule starts once the way to stop the target is known
+            k = 0;
+        }
+        const uint64_t due = k + 1;
+        while (tick(++k) < Clock::now())
+            ;
+        m_result.missed += k - due;
+    }
+    if (m_result.exit)
+        m_result.end = SamplingEnd::TargetExited;
+    m_result.wallSeconds = seconds(Clock::now() - begin);
+    if (!status)
+        fail(status.error());
+    return std::move(m_result);
+}
+
+SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
+    const std::function<void(uint64_t pc)>& sample)
+{
+    return Loop(session, reader, options, sample).run();
+}
+
+Intrusion intrusionOf(const SamplingResult& result)
+{
+    Intrusion out;
+    std::vector<double> stops = result.stopSeconds;
+    out.stops = stops.size();
+    if (stops.empty())
+        return out;
+    for (double s : stops)
+        out.stopped += s;
+    out.mean = out.stopped / double(stops.size());
+    const size_t at = std::min(stops.size() - 1, size_t(double(stops.size()) * 0.9));
+    std::nth_element(stops.begin(), stops.begin() + long(at), stops.end());
+    out.p90 = stops[at];
+    out.ratio = result.wallSeconds > 0 ? out.stopped / result.wallSeconds : 0;
+    return out;
+}
+
+} // namespace ppe::arc

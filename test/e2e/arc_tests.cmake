@@ -1,0 +1,46 @@
+# ppe_arc_e2e_tests: examples/split.c (a 6:3:1 split between three functions) sampled by the real
+# ppe-arc through real servers and formatted by the real ppeout: gdbserver (the native build,
+# launched and attached), qemu-aarch64 (an aarch64 build, static) and qemu-arc (an ARC HS build
+# with its map and listing). A missing server or cross compiler skips its tests with the reason.
+set(split_src ${PROJECT_SOURCE_DIR}/examples/split.c)
+find_program(PPE_GDBSERVER gdbserver)
+find_program(PPE_QEMU_AARCH64 qemu-aarch64)
+find_program(PPE_AARCH64_GCC aarch64-linux-gnu-gcc)
+find_program(PPE_ARC_GCC arc-linux-gnu-gcc-12)
+find_program(PPE_QEMU_ARC qemu-arc PATHS ${PROJECT_SOURCE_DIR}/../shared/tools ${PROJECT_SOURCE_DIR}/../../shared/tools
+  NO_DEFAULT_PATH)
+
+# The cross builds, each with its map; the ARC one with its listing too (-Wa,-adhln).
+set(split_cross)
+set(PPE_SPLIT_AARCH64 "")
+if(PPE_AARCH64_GCC)
+  set(PPE_SPLIT_AARCH64 ${CMAKE_CURRENT_BINARY_DIR}/split.aarch64)
+  add_custom_command(OUTPUT ${PPE_SPLIT_AARCH64}
+    COMMAND ${PPE_AARCH64_GCC} -g -O2 -static ${split_src} -o ${PPE_SPLIT_AARCH64} -Wl,-Map=${PPE_SPLIT_AARCH64}.map
+    DEPENDS ${split_src} COMMENT "split.c for aarch64")
+  list(APPEND split_cross ${PPE_SPLIT_AARCH64})
+endif()
+set(PPE_SPLIT_ARC "")
+if(PPE_ARC_GCC)
+  set(PPE_SPLIT_ARC ${CMAKE_CURRENT_BINARY_DIR}/split.arc)
+  add_custom_command(OUTPUT ${PPE_SPLIT_ARC}
+    COMMAND ${PPE_ARC_GCC} -g -O2 ${split_src} -o ${PPE_SPLIT_ARC} -Wl,-Map=${PPE_SPLIT_ARC}.map
+      -Wa,-adhln=${PPE_SPLIT_ARC}.lis
+    DEPENDS ${split_src} COMMENT "split.c for ARC HS")
+  list(APPEND split_cross ${PPE_SPLIT_ARC})
+endif()
+add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
+
+add_executable(ppe_arc_e2e_tests arc_sample_test.cc)
+target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
+add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross)
+target_compile_definitions(ppe_arc_e2e_tests PRIVATE
+  PPE_ARC="$<TARGET_FILE:ppe-arc>"
+  PPEOUT="$<TARGET_FILE:ppeout>"
+  PPE_SPLIT_NATIVE="$<TARGET_FILE:split>"
+  PPE_MATHLIB="$<TARGET_FILE:mathlib>"
+  PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}"
+  PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
+  PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"
+  PPE_QEMU_ARC="$<$<BOOL:${PPE_QEMU_ARC}>:${PPE_QEMU_ARC}>")
+gtest_discover_tests(ppe_arc_e2e_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e)

@@ -1,0 +1,79 @@
+// ppe-arc's ELF reading without LLVM (elf_image.h), on real executables for x86-64 and ARC HS,
+// and the library list and auxiliary vector (libraries.h).
+#include "ppe/arc/elf_image.h"
+#include "ppe/arc/libraries.h"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+
+using namespace ppe::arc;
+
+TEST(ElfImage, ReadsTheNativeLoop)
+{
+    auto elf = readElfImage(PPE_LOOP_NATIVE);
+    ASSERT_TRUE(elf.ok()) << elf.error().str();
+    EXPECT_TRUE(elf->is64);
+    EXPECT_FALSE(elf->bigEndian);
+    EXPECT_FALSE(elf->shared); // built -no-pie
+    EXPECT_EQ(machineName(elf->machine), "x86_64");
+    EXPECT_EQ(machineGranularity(elf->machine), 1u);
+    EXPECT_EQ(elf->buildId.size(), 20u); // Debian's gcc links with --build-id (SHA-1)
+    uint64_t start = 0, end = 0, offset = 0;
+    ASSERT_TRUE(elf->executableRange(start, end));
+    EXPECT_LE(start, elf->entry);
+    EXPECT_LT(elf->entry, end);
+    EXPECT_TRUE(elf->fileOffsetOf(elf->entry, offset));
+}
+
+TEST(ElfImage, ReadsAnArcExecutable)
+{
+    if (std::string(PPE_LOOP_ARC).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 is not installed (Debian: gcc-12-arc-linux-gnu)";
+    auto elf = readElfImage(PPE_LOOP_ARC);
+    ASSERT_TRUE(elf.ok()) << elf.error().str();
+    EXPECT_FALSE(elf->is64);
+    EXPECT_EQ(elf->machine, EM_ARCV2);
+    EXPECT_EQ(machineName(elf->machine), "arc");
+    EXPECT_EQ(machineGranularity(elf->machine), 2u);
+    uint64_t start = 0, end = 0;
+    ASSERT_TRUE(elf->executableRange(start, end));
+    EXPECT_LE(start, elf->entry);
+    EXPECT_LT(elf->entry, end);
+}
+
+TEST(ElfImage, ErrorsNameTheFile)
+{
+    auto missing = readElfImage("/nonexistent/prog");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().str(), "/nonexistent/prog: cannot open: No such file or directory");
+    auto text = readElfImage(PPE_GDB_REMOTE_DIR "/loop.c");
+    ASSERT_FALSE(text.ok());
+    EXPECT_EQ(text.error().message, "not an ELF file");
+}
+
+TEST(Libraries, ParsesGdbserversList)
+{
+    // As gdbserver 13 answers qXfer:libraries-svr4:read for a program linked with libm.
+    const char* xml = R"(<library-list-svr4 version="1.0" main-lm="0x7ffff7ffe2e0">)"
+                      R"(<library name="/lib/x86_64-linux-gnu/libm.so.6" lm="0x7ffff7fc3690" l_addr="0x7ffff7e9b000" )"
+                      R"(l_ld="0x7ffff7f7e8a0" lmid="0x0"/>)"
+                      R"(<library name="/lib64/ld-linux-x86-64.so.2" lm="0x7ffff7ffdaf0" l_addr="0x7ffff7fc5000" )"
+                      R"(l_ld="0x7ffff7ffce70" lmid="0x0"/></library-list-svr4>)";
+    auto list = parseLibraryList(xml, "libraries-svr4");
+    ASSERT_TRUE(list.ok()) << list.error().str();
+    ASSERT_EQ(list->size(), 2u);
+    EXPECT_EQ((*list)[0].name, "/lib/x86_64-linux-gnu/libm.so.6");
+    EXPECT_EQ((*list)[0].bias, 0x7ffff7e9b000u);
+    auto bad = parseLibraryList(R"(<library-list-svr4><library name="x"/></library-list-svr4>)", "doc");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().str(), "doc:1: a <library> without name or l_addr");
+}
+
+TEST(Libraries, EntryFromTheAuxiliaryVector)
+{
+    auto word32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+    const std::string auxv
+        = word32(AT_PHDR) + word32(0x10034) + word32(AT_ENTRY) + word32(0x10380) + word32(AT_NULL) + word32(0);
+    EXPECT_EQ(auxvEntry(auxv, false, false), 0x10380u);
+    EXPECT_EQ(auxvEntry(auxv.substr(0, 8), false, false), std::nullopt);
+}
