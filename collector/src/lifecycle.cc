@@ -255,6 +255,7 @@ bool arm()
         disabled(why);
         return false;
     }
+    acceptOnServiceThread(g_ppe.mechanism == Mechanism::ItimerProf ? SIGPROF : 0);
     return true;
 }
 

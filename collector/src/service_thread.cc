@@ -37,6 +37,8 @@ namespace {
         std::atomic<uint32_t> wake { 0 }; // futex word: changed to wake the thread
         std::atomic<bool> stopped { false };
         std::atomic<bool> busy { false }; // a job is running
+        std::atomic<int> accepted { 0 }; // the one signal it takes (0: none), see acceptOnServiceThread
+        int unblocked = 0; // the signal its mask lets through now
         std::atomic<pid_t> tid { 0 };
         std::atomic<bool> started { false };
         char* stack = nullptr; // kStackBytes with a guard page at the bottom
@@ -123,13 +125,30 @@ namespace {
         return false;
     }
 
+    // Its mask follows acceptOnServiceThread: every signal blocked but that one.
+    void followAcceptedSignal()
+    {
+        const int wanted = g_service.accepted.load(std::memory_order_acquire);
+        if (wanted == g_service.unblocked)
+            return;
+        sigset_t set;
+        sigfillset(&set);
+        if (wanted)
+            sigdelset(&set, wanted);
+        pthread_sigmask(SIG_SETMASK, &set, nullptr);
+        g_service.unblocked = wanted;
+    }
+
     void* serviceMain(void*)
     {
         prctl(PR_SET_NAME, "ppe-collector", 0, 0, 0);
+        g_service.unblocked = 0;
+        followAcceptedSignal();
         g_service.tid.store(pid_t(syscall(SYS_gettid)), std::memory_order_release);
         wakeThread(); // the starter waits for the tid
         uint64_t nextLivenessCheck = monotonicNs() + kLivenessNs;
         for (;;) {
+            followAcceptedSignal();
             const uint32_t seen = g_service.wake.load(std::memory_order_acquire);
             const int count = g_service.jobCount.load(std::memory_order_acquire);
             for (int i = 0; i < count && !g_service.stopped.load(std::memory_order_acquire); ++i)
@@ -204,6 +223,13 @@ int addServiceJob(ServiceJobFn run, uint64_t periodNs)
     if (g_service.started.load(std::memory_order_acquire))
         wakeThread();
     return id;
+}
+
+void acceptOnServiceThread(int signal)
+{
+    g_service.accepted.store(signal, std::memory_order_release);
+    if (g_service.started.load(std::memory_order_acquire))
+        wakeThread();
 }
 
 void requestServiceJob(int id)

@@ -29,6 +29,12 @@ inline constexpr int kMaxServiceJobs = 8;
 // is full. Not signal-safe.
 int addServiceJob(ServiceJobFn run, uint64_t periodNs);
 
+// Lets `signal` through the thread's mask (0: none), from its next loop on. For ITIMER_PROF's
+// SIGPROF: the kernel sends a process-wide timer's signal to the thread that was running when it
+// expired and, when that thread blocks it, to another thread, which may be waiting, and whose wait
+// it would cut short (EINTR); taken here, the sample is dropped instead. Signal-safe.
+void acceptOnServiceThread(int signal);
+
 // Makes job `id` due at once and wakes the thread. Safe to call from a signal handler.
 void requestServiceJob(int id);
 
