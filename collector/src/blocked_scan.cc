@@ -18,12 +18,14 @@ namespace {
     constexpr uint64_t kCostShare = 100; // the scan period is at least 100 times its cost: <= 1 % of a CPU
     constexpr int kMaxScannedThreads = 4096;
     constexpr size_t kStackWords = 512; // how far above the stack pointer a call into the image is sought
+    constexpr uint64_t kMaxPeriodsCredited = 4; // a longer gap (a stop, a starved collector thread) counts as 4
 
     struct ScanState {
         int job = -1;
         uint64_t intervalNs = 0;
         uint64_t lastNs = 0; // when the previous scan credited its time
         uint64_t meanCostNs = 0; // moving average of one scan's CPU time
+        uint64_t periodNs = 0; // the period now
         uint64_t random = 0x9e3779b97f4a7c15ull;
         uint64_t scans = 0;
         uint64_t costNs = 0;
@@ -80,7 +82,7 @@ namespace {
     // The first return address into the monitored image above `sp`, 0 when none is found.
     uint64_t callerInImage(uint64_t sp, uint64_t site, uint64_t imageStart, uint64_t imageEnd)
     {
-        uint64_t words[kStackWords];
+        uintptr_t words[kStackWords];
         iovec local { words, sizeof(words) };
         iovec remote { reinterpret_cast<void*>(sp), sizeof(words) };
         ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
@@ -88,7 +90,7 @@ namespace {
             local.iov_len = remote.iov_len = chunk; // the stack may end within the first read
             got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
         }
-        for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)); ++i) {
+        for (ssize_t i = 0; i < got / ssize_t(sizeof(uintptr_t)); ++i) {
             const uint64_t word = words[i];
             if (word >= imageStart && word < imageEnd && word != site && followsCall(word))
                 return word;
@@ -148,8 +150,9 @@ namespace {
                 return &p;
             }
         }
-        // Full: the time still counts, under its system call kind with no place.
+        // Full: the time still counts, with no place, under "not in a system call" or "other calls".
         RawBlocked*& spill = g_scan.overflow[syscall < 0 ? 0 : 1];
+        syscall = syscall < 0 ? -1 : kOtherCalls;
         if (!spill && g_scan.used < kBlockedSlots) {
             for (RawBlocked& p : g_scan.places) {
                 if (!p.observations && (spill = &p))
@@ -195,13 +198,16 @@ namespace {
         uint64_t period = kCostShare * g_scan.meanCostNs;
         period = period > g_scan.intervalNs ? period : g_scan.intervalNs;
         period = period * 3 / 4 + nextRandom() % (period / 2 + 1);
+        g_scan.periodNs = period;
         setServiceJobPeriod(g_scan.job, period);
     }
 
     void scan(uint64_t now)
     {
         const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
-        const uint64_t elapsed = g_scan.lastNs && now > g_scan.lastNs ? now - g_scan.lastNs : 0;
+        uint64_t elapsed = g_scan.lastNs && now > g_scan.lastNs ? now - g_scan.lastNs : 0;
+        if (elapsed > kMaxPeriodsCredited * g_scan.periodNs)
+            elapsed = kMaxPeriodsCredited * g_scan.periodNs;
         g_scan.lastNs = now;
         if (!live || g_ppe.phase.load(std::memory_order_acquire) != Phase::Running || !elapsed
             || !scanningBlockedThreads())
@@ -226,6 +232,7 @@ namespace {
 bool startBlockedScan(uint64_t intervalNs, const char** why)
 {
     g_scan.intervalNs = intervalNs;
+    g_scan.periodNs = intervalNs;
     if (g_scan.job >= 0)
         return true;
     g_scan.lastNs = nowNs(CLOCK_MONOTONIC);

@@ -21,10 +21,11 @@
 namespace ppe {
 
 inline constexpr size_t kBlockedSlots = 2048;
+inline constexpr int64_t kOtherCalls = -2;
 
 // A place where threads were found blocked, in run-time addresses.
 struct RawBlocked {
-    int64_t syscall; // -1: not in a system call
+    int64_t syscall; // -1: not in a system call; kOtherCalls: system calls the full table could not place
     uint64_t site; // the user PC the kernel reports
     uint64_t caller; // the call into the monitored image found on the stack, 0: none
     uint64_t ns;

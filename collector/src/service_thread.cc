@@ -85,8 +85,10 @@ namespace {
         const bool asked = job.requested.exchange(false, std::memory_order_acq_rel);
         if (!asked && now < due)
             return;
-        g_service.busy.store(true, std::memory_order_release);
-        if (!g_service.stopped.load(std::memory_order_acquire))
+        // Sequentially consistent: "busy, then stopped?" here against "stopped, then busy?" in
+        // waitForServiceJobs, so that one of the two always sees the other.
+        g_service.busy.store(true, std::memory_order_seq_cst);
+        if (!g_service.stopped.load(std::memory_order_seq_cst))
             job.run(now);
         g_service.busy.store(false, std::memory_order_release);
         if (now >= due)
@@ -253,14 +255,14 @@ bool startServiceThread(const char** why)
     return true;
 }
 
-void stopServiceJobs() { g_service.stopped.store(true, std::memory_order_release); }
+void stopServiceJobs() { g_service.stopped.store(true, std::memory_order_seq_cst); }
 
 void waitForServiceJobs(uint64_t limitNs)
 {
     if (onServiceThread())
         return; // the collector thread itself is ending the process: no job runs
     const uint64_t deadline = monotonicNs() + limitNs;
-    while (g_service.busy.load(std::memory_order_acquire) && monotonicNs() < deadline) {
+    while (g_service.busy.load(std::memory_order_seq_cst) && monotonicNs() < deadline) {
         const timespec slice { 0, 1'000'000 };
         nanosleep(&slice, nullptr);
     }

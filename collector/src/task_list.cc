@@ -64,10 +64,12 @@ int listThreads(pid_t* out, int capacity)
 
 long readTaskFile(pid_t tid, const char* leaf, char* text, size_t size)
 {
+    if (size == 0)
+        return -1;
     char path[64];
     taskPath(path, sizeof(path), tid, leaf);
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || size == 0)
+    if (fd < 0)
         return -1;
     const long got = read(fd, text, size - 1);
     close(fd);

@@ -53,10 +53,21 @@ namespace {
         return nullptr;
     }
 
+    // The running time one sample stands for: the active CPU time over the samples where a CPU-time
+    // mechanism measured it (a tick-bound fallback takes fewer samples than asked), else the interval.
+    double secondsPerSample(const Profile& p)
+    {
+        if (p.mechanism != "posix-timer" && p.activeTime > 0 && p.total > 0)
+            return p.activeTime / double(p.total);
+        return double(p.interval) * 1e-7;
+    }
+
 } // namespace
 
 std::string syscallName(const std::string& arch, int64_t number)
 {
+    if (number == -2)
+        return "(other system calls)";
     if (number < 0)
         return "(not in a system call)";
     if (const auto* calls = callsOf(arch)) {
@@ -70,7 +81,7 @@ void addThreads(Report& report)
 {
     const Profile& p = report.profile;
     std::vector<ThreadSamples> threads = p.threads;
-    const double interval = double(p.interval) * 1e-7; // seconds a sample stands for
+    const double interval = secondsPerSample(p);
     const auto seconds = [interval](const ThreadSamples& t) { return double(t.samples) * interval + t.blockedSeconds; };
     std::stable_sort(threads.begin(), threads.end(),
         [&](const ThreadSamples& a, const ThreadSamples& b) { return seconds(a) > seconds(b); });
@@ -95,7 +106,7 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
     if (!p.scan)
         return;
     BlockedTime b;
-    b.runningSeconds = double(p.total) * double(p.interval) * 1e-7;
+    b.runningSeconds = double(p.total) * secondsPerSample(p);
     for (const BlockedPlace& place : p.blocked)
         b.blockedSeconds += place.seconds;
     b.scans = p.scan->scans;

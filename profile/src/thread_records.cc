@@ -2,6 +2,8 @@
 
 #include "ppe/profile/text_fields.h"
 
+#include <cstdint>
+
 namespace ppe::detail {
 
 namespace {
@@ -30,10 +32,10 @@ namespace {
 
     std::optional<int64_t> parseSyscall(const std::string& text)
     {
-        if (text == "-1")
-            return -1;
+        if (text == "-1" || text == "-2")
+            return text == "-1" ? -1 : -2;
         auto value = parseUnsigned(text);
-        if (!value || *value > 100000)
+        if (!value || *value > uint64_t(INT64_MAX))
             return std::nullopt;
         return int64_t(*value);
     }

@@ -22,6 +22,7 @@ namespace {
         EXPECT_EQ(syscallName("x86_64", 9999), "syscall 9999");
         EXPECT_EQ(syscallName("sparc64", 1), "syscall 1");
         EXPECT_EQ(syscallName("x86_64", -1), "(not in a system call)");
+        EXPECT_EQ(syscallName("x86_64", -2), "(other system calls)");
     }
 
     Report reportWithThreads(size_t count)
@@ -89,6 +90,22 @@ namespace {
         EXPECT_EQ(b.rows[1].call, "poll");
         EXPECT_EQ(b.rows[1].caller, "");
         EXPECT_EQ(asked.size(), 4u);
+    }
+
+    // A tick-bound fallback takes fewer samples than asked: the running time is the active CPU time.
+    TEST(AddBlockedTime, RunningTimeIsTheActiveCpuTime)
+    {
+        Report r;
+        r.profile = profileWith({ Bin { 0x1000, 500 } });
+        r.profile.interval = 5000;
+        r.profile.mechanism = "itimer-prof";
+        r.profile.activeTime = 2.0; // 250 samples a second, not the 2000 asked
+        r.profile.scan = BlockingScan { 10, 0.1, 0.001 };
+        r.profile.blocked = { BlockedPlace { 7, 2.0, 20, {}, {} } };
+        addBlockedTime(r, [](const CodeLocation&) { return std::string(); });
+        ASSERT_TRUE(r.blocked.has_value());
+        EXPECT_DOUBLE_EQ(r.blocked->runningSeconds, 2.0);
+        EXPECT_DOUBLE_EQ(r.blocked->rows[0].percent, 50.0);
     }
 
     TEST(AddBlockedTime, NothingWithoutAScan)

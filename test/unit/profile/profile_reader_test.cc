@@ -387,7 +387,7 @@ namespace {
         expectError(withLineAfter(45, "blocked 230 1.0 3 1+0x10"), 46, "blocked: expected SYSCALL");
         expectError(withLineAfter(45, "blocked 230 1.0 3 9+0x10 -"), 46, "objects named before"); // no object 9
         expectError(withLineAfter(45, "blocked 230 1.0 3 lib+0x10 -"), 46, "blocked: expected");
-        expectError(withLineAfter(45, "blocked -2 1.0 3 - -"), 46, "blocked: expected");
+        expectError(withLineAfter(45, "blocked -3 1.0 3 - -"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocked 230 1.0 3 image+10 -"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocking-scan 3 0.1"), 46, "blocking-scan: expected SCANS");
     }

@@ -39,7 +39,7 @@ struct CodePlace {
 // reports (`site`, usually in the C library) and the call into the monitored image found above it
 // on the stack (`caller`), with the thread-nanoseconds this place stands for.
 struct BlockedRecord {
-    int64_t syscall = 0; // -1: runnable, off the CPU in user code (waiting for a CPU)
+    int64_t syscall = 0; // -1: blocked outside a system call (a page fault); -2: other calls (the table was full)
     uint64_t ns = 0;
     uint64_t observations = 0;
     CodePlace site;

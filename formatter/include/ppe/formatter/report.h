@@ -215,7 +215,7 @@ struct BlockedRow {
 
 // Real time not spent running, by place (real-time mode).
 struct BlockedTime {
-    double runningSeconds = 0; // the samples' time: samples x interval
+    double runningSeconds = 0; // the samples' time: the active CPU time (samples x interval for posix-timer)
     double blockedSeconds = 0;
     uint64_t scans = 0;
     double scanPeriod = 0; // mean seconds between scans

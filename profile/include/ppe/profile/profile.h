@@ -39,7 +39,7 @@ struct CodeLocation {
 
 // Where threads waited in the kernel (real-time mode).
 struct BlockedPlace {
-    int64_t syscall = 0; // -1: runnable, off the CPU in user code
+    int64_t syscall = 0; // -1: blocked outside a system call (a page fault); -2: other calls (table full)
     double seconds = 0; // thread-seconds this place stands for
     uint64_t observations = 0; // scans that found a thread here
     CodeLocation site; // the user PC the kernel reported (usually in the C library)
