@@ -53,7 +53,8 @@ namespace {
         uint64_t inWork = 0;
         for (const Bin& b : profile->bins)
             inWork += b.address >= work.address && b.address < work.address + work.size ? b.count : 0;
-        EXPECT_GT(inWork, 20u) << "the work before the ending was sampled";
+        // About 0.1 s of CPU: 200 samples, or some 25 where perf events are refused (the tick).
+        EXPECT_GT(inWork, profile->mechanism == "itimer-prof" ? 5u : 20u) << "the work before the ending was sampled";
         EXPECT_NE(profiled.err.find("ppe: output file is " + out), std::string::npos) << profiled.err;
         if (exec) {
             auto successor = readProfile(out);
