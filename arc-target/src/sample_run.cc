@@ -184,6 +184,17 @@ static std::string intrusionNote(const SamplingResult& result)
         static_cast<unsigned long long>(result.missed), result.nonStop ? "one thread at a time was" : "the target was",
         in.ratio * 100, in.mean * 1e3, in.p90 * 1e3, static_cast<unsigned long long>(result.threadsMax));
     std::string out = text;
+    if (!result.heldSeconds.empty()) {
+        SamplingResult held;
+        held.stopSeconds = result.heldSeconds;
+        held.wallSeconds = result.wallSeconds;
+        const Intrusion h = intrusionOf(held);
+        std::snprintf(text, sizeof text,
+            "; from its stop notification to its resume a thread stood %.2f%% of the time, %.3f ms a stop (p90 %.3f "
+            "ms)",
+            h.ratio * 100, h.mean * 1e3, h.p90 * 1e3);
+        out += text;
+    }
     if (result.threadsGone)
         out += "; " + std::to_string(result.threadsGone) + " threads had gone when asked to stop";
     if (result.programSignals)

@@ -26,6 +26,8 @@ const char* endReasonName(SamplingEnd end)
 namespace {
 
     constexpr auto kSlice = std::chrono::milliseconds(50); // how often a wait looks at the stop flag
+    // Non-stop: how often a wait for one thread's stop looks whether the thread is still listed.
+    constexpr auto kThreadSlice = std::chrono::milliseconds(20);
 
     // GDB's signal numbers: 0 none, 2 SIGINT (0x03 or our SIGINT), 5 SIGTRAP. Others are the
     // program's own signals, passed on when it runs again.
@@ -77,6 +79,7 @@ namespace {
         SamplingResult m_result;
         Clock::time_point m_start;
         Clock::time_point m_interrupted; // when the interrupt that worked was sent
+        Clock::time_point m_stopSeen; // non-stop: when the stop of the thread came
         std::vector<std::string> m_threads; // non-stop: the thread list, round-robin
         size_t m_nextThread = 0;
         Clock::time_point m_listed {};
@@ -248,17 +251,20 @@ namespace {
     // reported exited); the target's end sets m_result.exit.
     Result<std::optional<StopReply>> Loop::waitForThread(const std::string& thread)
     {
+        const Clock::time_point until = Clock::now() + m_options.threadStopWait;
         for (;;) {
-            auto got = m_session.incoming(Clock::now() + m_options.threadStopWait);
+            auto got = m_session.incoming(std::min(until, Clock::now() + kThreadSlice));
             if (!got)
                 return got.error();
-            if (!*got) {
+            if (!*got) { // gdbserver accepts vCont;t for a thread that has exited, and nothing comes
                 auto threads = m_session.threadList();
                 if (!threads)
                     return threads.error();
                 if (std::find(threads->begin(), threads->end(), thread) == threads->end())
                     return std::optional<StopReply>();
-                return Error { m_session.peer(), 0, "thread " + thread + " did not stop" };
+                if (Clock::now() >= until)
+                    return Error { m_session.peer(), 0, "thread " + thread + " did not stop" };
+                continue;
             }
             auto stop = m_session.waitForStop(m_options.stopWait);
             if (!stop)
@@ -294,6 +300,7 @@ namespace {
             m_result.threadsGone += !thread->empty();
             m_relist = true;
         } else {
+            m_stopSeen = Clock::now();
             auto pc = m_reader.readStopped(**stop);
             if (!pc)
                 return pc.error();
@@ -304,8 +311,10 @@ namespace {
         auto next = last ? m_session.detach()
             : *stop      ? m_session.resumeThread(*thread, programSignal(**stop))
                          : Status(std::monostate {});
-        if (*stop)
+        if (*stop) {
             m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
+            m_result.heldSeconds.push_back(seconds(Clock::now() - m_stopSeen));
+        }
         m_result.detached = last && next.ok();
         return next;
     }

@@ -60,6 +60,9 @@ struct SamplingResult {
     std::optional<bool> interruptByte; // whether 0x03 stopped the target (probed at the first stop)
     // per stop, from the interrupt sent to the resume sent (in non-stop mode: of one thread)
     std::vector<double> stopSeconds;
+    // non-stop: per stop, from the thread's stop notification to its resume sent (a lower bound:
+    // after vCont;t the thread stops only once it is scheduled to take the signal)
+    std::vector<double> heldSeconds;
     double wallSeconds = 0; // from the first resume to the end
     bool detached = false; // the session ended with `D` and the target runs on
 };
