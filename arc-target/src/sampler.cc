@@ -180,20 +180,20 @@ namespace {
     // All-stop: the PC of every thread (or the stopped one's), each counted.
     Status Loop::readThreads(const StopReply& stop, bool last)
     {
-        if (!m_result.everyThread) {
-            auto pc = m_reader.read();
-            if (!pc)
-                return pc.error();
-            count(*pc, last);
+        // The stopped thread first, without Hg: the server selected it when it reported the stop.
+        auto pc = m_reader.read();
+        if (!pc)
+            return pc.error();
+        count(*pc, last);
+        if (!m_result.everyThread)
             return std::monostate {};
-        }
         auto threads = m_session.threadList();
         if (!threads)
             return threads.error();
-        if (threads->empty() && !stop.thread.empty())
-            threads->push_back(stop.thread);
-        m_result.threadsMax = std::max<uint64_t>(m_result.threadsMax, threads->size());
+        m_result.threadsMax = std::max<uint64_t>(m_result.threadsMax, std::max<size_t>(threads->size(), 1));
         for (const std::string& thread : *threads) {
+            if (thread == stop.thread)
+                continue;
             auto pc = m_reader.readThread(thread);
             if (!pc)
                 return pc.error();

@@ -80,16 +80,18 @@ Sampled sampleOver(Script script, const std::string& mode, SamplerOptions option
 
 TEST(Threads, AllStopReadsEveryThreadAtEachStop)
 {
-    Sampled run = sampleOver(negotiation("") + probing()
-            + Script { client("c"), clientRaw("\x03"), server("T02thread:p7.8;"), client("qfThreadInfo"),
-                server("mp7.7,p7.8"), client("qsThreadInfo"), server("mp7.9"), client("qsThreadInfo"), server("l"),
-                client("Hgp7.7"), server("OK"), client("p1"), server("10100000"), client("Hgp7.8"), server("OK"),
-                client("p1"), server("20100000"), client("Hgp7.9"), server("OK"), client("p1"), server("30100000"),
-                client("c"), server("W00;process:7") },
+    Sampled run = sampleOver(negotiation("")
+            + probing()
+            // The stopped thread (p7.8) is read first, without Hg; then the others listed.
+            + Script { client("c"), clientRaw("\x03"), server("T02thread:p7.8;"), client("p1"), server("20100000"),
+                client("qfThreadInfo"), server("mp7.7,p7.8"), client("qsThreadInfo"), server("mp7.9"),
+                client("qsThreadInfo"), server("l"), client("Hgp7.7"), server("OK"), client("p1"), server("10100000"),
+                client("Hgp7.9"), server("OK"), client("p1"), server("30100000"), client("c"),
+                server("W00;process:7") },
         "auto");
     EXPECT_EQ(run.peer, "");
     EXPECT_NE(run.mode.find("does not offer non-stop"), std::string::npos) << run.mode;
-    EXPECT_EQ(run.pcs, (std::vector<uint64_t> { 0x1010, 0x1020, 0x1030 }));
+    EXPECT_EQ(run.pcs, (std::vector<uint64_t> { 0x1020, 0x1010, 0x1030 }));
     EXPECT_FALSE(run.result.nonStop);
     EXPECT_TRUE(run.result.everyThread);
     EXPECT_EQ(run.result.samples, 3u);
