@@ -161,6 +161,8 @@ static RemoteRun describeRun(
     run.target = p.description.architecture;
     run.osabi = p.description.osabi;
     run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") read by " + pcStrategyName(p.probe.strategy);
+    if (result.nonStop && p.probe.expedited)
+        run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") from the stop notification (expedited)";
     run.mode = result.nonStop ? "halt-and-read (non-stop: one thread a sample, round-robin)"
         : result.everyThread  ? "halt-and-read (all-stop: every thread's PC at each stop)"
                               : "halt-and-read (all-stop: the stopped thread's PC)";
