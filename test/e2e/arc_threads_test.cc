@@ -12,11 +12,15 @@
 
 #include <array>
 #include <cmath>
+#include <csignal>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <regex>
+#include <spawn.h>
 #include <sstream>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace ppe::testing;
@@ -108,6 +112,24 @@ void expectSharesGrowWithWork(const std::array<uint64_t, 4>& hits)
 
 bool haveGdbserver() { return executable(PPE_GDBSERVER); }
 
+// The state letter of /proc/PID/stat: R, S, ... or t/T when stopped (traced or by a signal).
+char processState(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const size_t paren = text.rfind(')');
+    return paren == std::string::npos || paren + 2 >= text.size() ? '?' : text[paren + 2];
+}
+
+size_t taskCount(pid_t pid)
+{
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("Threads:", 0) == 0)
+            return std::stoul(line.substr(8));
+    return 0;
+}
+
 } // namespace
 
 TEST(ArcThreads, NonStopStopsOneThreadAtATimeThroughGdbserver)
@@ -149,4 +171,42 @@ TEST(ArcThreads, AllStopReadsEveryThreadThroughGdbserver)
     std::smatch m;
     ASSERT_TRUE(std::regex_search(run.err, m, std::regex(R"((\d+) samples from (\d+) stops)"))) << run.err;
     EXPECT_GT(std::stoull(m[1]), std::stoull(m[2]));
+}
+
+// A multi-threaded job already running, in the test's process group (not its leader: gdbserver's
+// SIGINT to the group cannot stop it in all-stop mode), attached by gdbserver: non-stop mode stops
+// one thread at a time (tgkill), every worker is sampled, and after the detach the job runs on.
+TEST(ArcThreads, NonStopAttachedToARunningJob)
+{
+    if (!haveGdbserver())
+        GTEST_SKIP() << "gdbserver not found (Debian: gdbserver)";
+    std::string program = PPE_THREADS, units = "100000";
+    char* argv[] = { program.data(), units.data(), nullptr };
+    pid_t job = -1;
+    ASSERT_EQ(posix_spawn(&job, argv[0], nullptr, nullptr, argv, environ), 0);
+    for (int i = 0; i < 500 && taskCount(job) < 5; ++i)
+        ::usleep(10000);
+    ASSERT_EQ(taskCount(job), 5u) << "the workers did not start";
+    TempDir dir;
+    const std::string port = std::to_string(freePort()), out = dir.file("attached.ppe");
+    RunResult r = runProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port, "--elf", PPE_THREADS, "-o", out,
+        "--interval", "2", "--duration", "1", "--spawn",
+        std::string(PPE_GDBSERVER) + " --attach :" + port + " " + std::to_string(job) });
+    EXPECT_TRUE(r.exited && r.status == 0) << r.err;
+    for (int i = 0; i < 200 && (processState(job) == 't' || processState(job) == 'T'); ++i)
+        ::usleep(10000);
+    EXPECT_NE(processState(job), 't');
+    EXPECT_NE(processState(job), 'T');
+    EXPECT_EQ(::waitpid(job, nullptr, WNOHANG), 0) << "the job ended";
+    ::kill(job, SIGKILL);
+    ::waitpid(job, nullptr, 0);
+    auto profile = ppe::readProfile(out);
+    ASSERT_TRUE(profile.ok()) << profile.error().str();
+    EXPECT_EQ(profile->endReason, "duration");
+    EXPECT_EQ(profile->pid, uint64_t(job));
+    EXPECT_NE(profile->remoteMode.find("non-stop"), std::string::npos) << profile->remoteMode;
+    RunResult formatted = runProgram({ PPEOUT, "--by", "function", out, "-" });
+    const std::array<uint64_t, 4> hits = workerHits(formatted.out);
+    for (size_t w = 0; w < 4; ++w)
+        EXPECT_GT(hits[w], 0u) << "worker<" << w + 1 << "> was not sampled\n" << r.err << formatted.out;
 }
