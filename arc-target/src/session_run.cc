@@ -1,6 +1,7 @@
 // Session requests that read documents, run and stop the target, and end the session.
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/session.h"
+#include "ppe/gdbremote/xml.h"
 
 namespace ppe::gdbremote {
 
@@ -99,8 +100,27 @@ Status Session::selectThread(const std::string& thread)
     return expectOk(request("Hg" + thread), error({}), ("cannot select thread " + thread).c_str());
 }
 
+// `<threads><thread id="p7.8" .../>...</threads>`: the ids.
+static Result<std::vector<std::string>> threadIds(const std::string& document, const std::string& peer)
+{
+    auto root = parseXml(document, peer + " threads");
+    if (!root)
+        return root.error();
+    std::vector<std::string> threads;
+    for (const XmlElement& thread : root->children)
+        if (const std::string* id = thread.name == "thread" ? thread.attribute("id") : nullptr)
+            threads.push_back(*id);
+    return threads;
+}
+
 Result<std::vector<std::string>> Session::threadList()
 {
+    if (m_features.threadsRead) {
+        auto document = readXfer("threads", "");
+        if (!document)
+            return document.error();
+        return threadIds(*document, peer());
+    }
     std::vector<std::string> threads;
     for (const char* packet = "qfThreadInfo"; threads.size() < 100000; packet = "qsThreadInfo") {
         auto reply = request(packet);

@@ -196,3 +196,20 @@ TEST(Threads, ModeWhenTheServerDoesNotOfferNonStop)
     EXPECT_EQ(*forced, "all-stop mode (--mode all-stop)");
     EXPECT_EQ(peer.finish(), "");
 }
+
+TEST(Threads, ListFromQXferThreadsWhereOffered)
+{
+    // gdbserver offers qXfer:threads:read+: one document, not qfThreadInfo/qsThreadInfo (which it
+    // can garble in non-stop mode while threads come and go).
+    FakePeer peer(negotiation(";qXfer:threads:read+")
+        + Script { client("qXfer:threads:read::0,3e0"),
+            server("l<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"p7.7\" core=\"1\" name=\"threads\"/>\n"
+                   "<thread id=\"p7.8\" core=\"0\" name=\"threads\"/>\n</threads>\n") });
+    Session session(peer.client());
+    ASSERT_TRUE(session.negotiate().ok());
+    EXPECT_TRUE(session.features().threadsRead);
+    auto threads = session.threadList();
+    ASSERT_TRUE(threads.ok()) << threads.error().str();
+    EXPECT_EQ(*threads, (std::vector<std::string> { "p7.7", "p7.8" }));
+    EXPECT_EQ(peer.finish(), "");
+}

@@ -26,6 +26,7 @@ struct ServerFeatures {
     bool librariesRead = false; // qXfer:libraries-svr4:read+ or qXfer:libraries:read+
     bool librariesSvr4 = false; // qXfer:libraries-svr4:read+
     bool auxvRead = false; // qXfer:auxv:read+
+    bool threadsRead = false; // qXfer:threads:read+
     std::string reply; // the qSupported reply as received
 };
 
@@ -76,7 +77,10 @@ public:
     // program (one it stopped with). The reply comes at the next stop.
     Status resume(int signal = 0);
     Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
-    // `qfThreadInfo`/`qsThreadInfo`: the target's threads ("p7.8" with multiprocess, else "8").
+    // The target's threads ("p7.8" with multiprocess, else "8"): `qXfer:threads:read` where
+    // offered (one document: gdbserver 13 in non-stop mode can answer a `qsThreadInfo` with a
+    // garbled id, then crash, when threads come and go between the packets), else
+    // `qfThreadInfo`/`qsThreadInfo`.
     Result<std::vector<std::string>> threadList();
     Status selectThread(const std::string& thread); // `Hg TID`: the thread `g` and `p` read
     // Non-stop mode: `vCont;t:TID` stops one thread (its stop comes as a `%Stop` notification),
