@@ -6,7 +6,7 @@
 # the .ppe (intrusion-stop-time, intrusion-stopped), which this script tabulates. A server or
 # cross compiler that is missing is skipped with the reason. gdbserver is measured in both modes:
 # all-stop (--threads stopped: the stopped thread's PC, as before; and --threads all: every
-# thread's, which costs qfThreadInfo and Hg per stop) and non-stop (one thread stopped a sample);
+# thread's, which costs the thread list and Hg per stop) and non-stop (one thread stopped a sample);
 # and with examples/threads.cc (four busy workers and the main thread) in both modes.
 # Usage: bench/arc_intrusion.sh [BUILD_DIR] [SECONDS]      (after scripts/build.sh)
 set -euo pipefail

@@ -2,7 +2,7 @@
 // little random jitter (so that it cannot alias with a periodic loop of the target), read its PC,
 // run it again; measure how long each stop held the target. The GDB remote protocol reads
 // registers of a stopped thread only ("halt-and-read"). All-stop mode: a stop holds every thread;
-// every thread's PC is read (`qfThreadInfo`, then `Hg` + `p`/`g` each), or only the one that
+// every thread's PC is read (the thread list, then `Hg` + `p`/`g` each), or only the one that
 // reported the stop. Non-stop mode (the session in it, QNonStop:1): a sample stops ONE thread
 // (`vCont;t:TID`, round-robin over the thread list), reads its PC and runs it again (`vCont;c:TID`)
 // while the others run on.
