@@ -115,7 +115,7 @@ static Result<std::vector<std::string>> threadIds(const std::string& document, c
 
 Result<std::vector<std::string>> Session::threadList()
 {
-    if (m_features.threadsRead) {
+    if (m_features.threadsRead && m_nonStop) {
         auto document = readXfer("threads", "");
         if (!document)
             return document.error();

@@ -197,17 +197,23 @@ TEST(Threads, ModeWhenTheServerDoesNotOfferNonStop)
     EXPECT_EQ(peer.finish(), "");
 }
 
-TEST(Threads, ListFromQXferThreadsWhereOffered)
+TEST(Threads, ListFromQXferThreadsInNonStopMode)
 {
-    // gdbserver offers qXfer:threads:read+: one document, not qfThreadInfo/qsThreadInfo (which it
-    // can garble in non-stop mode while threads come and go).
-    FakePeer peer(negotiation(";qXfer:threads:read+")
-        + Script { client("qXfer:threads:read::0,3e0"),
+    // gdbserver offers qXfer:threads:read+. All-stop: qfThreadInfo/qsThreadInfo (cheaper: the
+    // document costs gdbserver /proc reads for each thread's core and name). Non-stop: the
+    // document, whole at once (gdbserver can garble qsThreadInfo while threads come and go).
+    FakePeer peer(negotiation(";qXfer:threads:read+;QNonStop+")
+        + Script { client("qfThreadInfo"), server("mp7.7"), client("qsThreadInfo"), server("l"), client("QNonStop:1"),
+            server("OK"), client("qXfer:threads:read::0,3e0"),
             server("l<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"p7.7\" core=\"1\" name=\"threads\"/>\n"
                    "<thread id=\"p7.8\" core=\"0\" name=\"threads\"/>\n</threads>\n") });
     Session session(peer.client());
     ASSERT_TRUE(session.negotiate().ok());
     EXPECT_TRUE(session.features().threadsRead);
+    auto allStop = session.threadList();
+    ASSERT_TRUE(allStop.ok()) << allStop.error().str();
+    EXPECT_EQ(*allStop, (std::vector<std::string> { "p7.7" }));
+    ASSERT_TRUE(session.enableNonStop().ok());
     auto threads = session.threadList();
     ASSERT_TRUE(threads.ok()) << threads.error().str();
     EXPECT_EQ(*threads, (std::vector<std::string> { "p7.7", "p7.8" }));

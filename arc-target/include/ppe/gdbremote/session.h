@@ -77,10 +77,11 @@ public:
     // program (one it stopped with). The reply comes at the next stop.
     Status resume(int signal = 0);
     Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
-    // The target's threads ("p7.8" with multiprocess, else "8"): `qXfer:threads:read` where
-    // offered (one document: gdbserver 13 in non-stop mode can answer a `qsThreadInfo` with a
-    // garbled id, then crash, when threads come and go between the packets), else
-    // `qfThreadInfo`/`qsThreadInfo`.
+    // The target's threads ("p7.8" with multiprocess, else "8"): in non-stop mode
+    // `qXfer:threads:read` where offered (one document: gdbserver 13 in non-stop mode can answer
+    // a `qsThreadInfo` with a garbled id, then crash, when threads come and go between the
+    // packets), else `qfThreadInfo`/`qsThreadInfo` (cheaper: gdbserver's document reads each
+    // thread's core and name from /proc).
     Result<std::vector<std::string>> threadList();
     Status selectThread(const std::string& thread); // `Hg TID`: the thread `g` and `p` read
     // Non-stop mode: `vCont;t:TID` stops one thread (its stop comes as a `%Stop` notification),
