@@ -116,4 +116,23 @@ Result<std::uint64_t> PcReader::read()
     return Error { m_session.peer(), 0, "the pc reader was not probed" };
 }
 
+Result<std::uint64_t> PcReader::readThread(const std::string& thread)
+{
+    if (!readsAnyThread())
+        return Error { m_session.peer(), 0,
+            "the PC of another thread cannot be read: the server has no p or g for it" };
+    if (auto selected = m_session.selectThread(thread); !selected)
+        return selected.error();
+    return m_probe.strategy == PcStrategy::RegisterPacket ? viaRegisterPacket() : viaAllRegisters();
+}
+
+Result<std::uint64_t> PcReader::readStopped(const StopReply& stop)
+{
+    if (auto found = stop.registers.find(m_pc.regnum); found != stop.registers.end())
+        return value(toHex(found->second), "stop reply");
+    if (stop.thread.empty())
+        return read();
+    return readThread(stop.thread);
+}
+
 } // namespace ppe::gdbremote

@@ -82,6 +82,7 @@ namespace {
         PcProbe probe;
         uint64_t loadBias = 0;
         uint64_t pid = 0;
+        std::string modeNote; // how the mode was chosen
     };
 
     Status prepare(Session& session, const SampleRequest& r, Prepared& p)
@@ -108,6 +109,10 @@ namespace {
         if (!bias)
             return bias.error();
         p.loadBias = *bias;
+        auto mode = chooseMode(session, r.mode);
+        if (!mode)
+            return mode.error();
+        p.modeNote = *mode;
         return std::monostate {};
     }
 
@@ -124,6 +129,27 @@ namespace {
 
 } // namespace
 
+Result<std::string> chooseMode(Session& session, const std::string& mode)
+{
+    if (mode == "all-stop")
+        return std::string("all-stop mode (--mode all-stop)");
+    if (!session.features().nonStop) {
+        if (mode == "non-stop")
+            return Error { session.peer(), 0,
+                "the server does not offer non-stop mode (no QNonStop+ in qSupported): use --mode all-stop" };
+        return std::string("all-stop mode: the server does not offer non-stop mode (no QNonStop+)");
+    }
+    if (auto enabled = session.enableNonStop(); !enabled) {
+        if (mode == "non-stop")
+            return enabled.error();
+        return "all-stop mode: " + enabled.error().message;
+    }
+    auto first = session.haltReason(); // the threads stopped so far, by vStopped
+    if (!first)
+        return first.error();
+    return std::string("non-stop mode (QNonStop:1): a sample stops one thread, round-robin; the others run on");
+}
+
 static RemoteRun describeRun(
     const SampleRequest& r, const Session& session, const Prepared& p, const SamplingResult& result)
 {
@@ -135,9 +161,15 @@ static RemoteRun describeRun(
     run.target = p.description.architecture;
     run.osabi = p.description.osabi;
     run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") read by " + pcStrategyName(p.probe.strategy);
-    run.interrupt = !result.interruptByte ? "none needed"
-        : *result.interruptByte           ? "0x03"
-                                          : "SIGINT to the server process";
+    if (result.nonStop && p.probe.expedited)
+        run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") from the stop notification (expedited)";
+    run.mode = result.nonStop ? "halt-and-read (non-stop: one thread a sample, round-robin)"
+        : result.everyThread  ? "halt-and-read (all-stop: every thread's PC at each stop)"
+                              : "halt-and-read (all-stop: the stopped thread's PC)";
+    run.interrupt = result.nonStop ? "vCont;t:TID (non-stop)"
+        : !result.interruptByte    ? "none needed"
+        : *result.interruptByte    ? "0x03"
+                                   : "SIGINT to the server process";
     run.command = r.command;
     run.pid = p.pid;
     return run;
@@ -146,13 +178,27 @@ static RemoteRun describeRun(
 static std::string intrusionNote(const SamplingResult& result)
 {
     const Intrusion in = intrusionOf(result);
-    char text[256];
+    char text[320];
     std::snprintf(text, sizeof text,
-        "%llu samples in %.3f s (%llu ticks missed); the target was stopped %.2f%% of the time, %.3f ms a sample "
-        "(p90 %.3f ms)",
-        static_cast<unsigned long long>(result.samples), result.wallSeconds,
-        static_cast<unsigned long long>(result.missed), in.ratio * 100, in.mean * 1e3, in.p90 * 1e3);
+        "%llu samples from %llu stops in %.3f s (%llu ticks missed); %s stopped %.2f%% of the time, %.3f ms a "
+        "stop (p90 %.3f ms); %llu threads at most",
+        static_cast<unsigned long long>(result.samples), static_cast<unsigned long long>(in.stops), result.wallSeconds,
+        static_cast<unsigned long long>(result.missed), result.nonStop ? "one thread at a time was" : "the target was",
+        in.ratio * 100, in.mean * 1e3, in.p90 * 1e3, static_cast<unsigned long long>(result.threadsMax));
     std::string out = text;
+    if (!result.heldSeconds.empty()) {
+        SamplingResult held;
+        held.stopSeconds = result.heldSeconds;
+        held.wallSeconds = result.wallSeconds;
+        const Intrusion h = intrusionOf(held);
+        std::snprintf(text, sizeof text,
+            "; from its stop notification to its resume a thread stood %.2f%% of the time, %.3f ms a stop (p90 %.3f "
+            "ms)",
+            h.ratio * 100, h.mean * 1e3, h.p90 * 1e3);
+        out += text;
+    }
+    if (result.threadsGone)
+        out += "; " + std::to_string(result.threadsGone) + " threads had gone when asked to stop";
     if (result.programSignals)
         out += "; " + std::to_string(result.programSignals) + " stops for the program's own signals, passed on";
     return out;
@@ -177,6 +223,7 @@ static void sampleInto(Session& session, PcReader& reader, const SampleRequest& 
     options.seed = r.seedGiven ? r.seed : 0;
     options.fallbackInterrupt = signalling(server);
     options.stop = &stop;
+    options.everyThread = r.everyThread;
     // The library list is read again at the end and, at most ten times a second, when a PC lies
     // outside the image (perhaps in a library loaded since).
     const uint64_t imageStart = profile->imageStart(), imageEnd = profile->imageEnd();
@@ -230,6 +277,7 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
         return out;
     }
     p.probe = *probe;
+    out.notes.push_back(p.modeNote);
     sampleInto(*session, reader, r, p, server, stop, out);
     return out;
 }

@@ -26,6 +26,8 @@ const char* endReasonName(SamplingEnd end)
 namespace {
 
     constexpr auto kSlice = std::chrono::milliseconds(50); // how often a wait looks at the stop flag
+    // Non-stop: how often a wait for one thread's stop looks whether the thread is still listed.
+    constexpr auto kThreadSlice = std::chrono::milliseconds(20);
 
     // GDB's signal numbers: 0 none, 2 SIGINT (0x03 or our SIGINT), 5 SIGTRAP. Others are the
     // program's own signals, passed on when it runs again.
@@ -59,7 +61,13 @@ namespace {
         Result<StopReply> interruptTarget();
         Result<StopReply> probeInterrupt();
         Status sampleOnce(bool last);
+        Status readThreads(const StopReply& stop, bool last);
+        void count(uint64_t pc, bool last);
         Status ownStop();
+        Status passOn(const StopReply& stop);
+        Result<std::string> nextThread();
+        Result<std::optional<StopReply>> waitForThread(const std::string& thread);
+        Status sampleThread(bool last);
         Status stopAndDetach();
         void fail(const Error& error);
 
@@ -71,6 +79,11 @@ namespace {
         SamplingResult m_result;
         Clock::time_point m_start;
         Clock::time_point m_interrupted; // when the interrupt that worked was sent
+        Clock::time_point m_stopSeen; // non-stop: when the stop of the thread came
+        std::vector<std::string> m_threads; // non-stop: the thread list, round-robin
+        size_t m_nextThread = 0;
+        Clock::time_point m_listed {};
+        bool m_relist = false;
     };
 
     // Tick k's time: k intervals from the start, moved by up to ± jitter/2 intervals. The schedule
@@ -140,8 +153,53 @@ namespace {
             m_result.exit = *stop;
             return std::monostate {};
         }
+        if (m_session.nonStop())
+            return passOn(*stop);
         ++m_result.programSignals;
         return m_session.resume(programSignal(*stop));
+    }
+
+    // Non-stop mode: a thread's own stop (a signal of the program) runs it again with its signal.
+    Status Loop::passOn(const StopReply& stop)
+    {
+        if (!stop.stopped() || stop.thread.empty())
+            return std::monostate {}; // a thread that exited, no thread resumed: nothing to run again
+        const int signal = programSignal(stop);
+        m_result.programSignals += signal != 0;
+        return m_session.resumeThread(stop.thread, signal);
+    }
+
+    void Loop::count(uint64_t pc, bool last)
+    {
+        m_sample(pc);
+        ++m_result.samples;
+        if (m_options.whileStopped && !last)
+            m_options.whileStopped(false, pc);
+    }
+
+    // All-stop: the PC of every thread (or the stopped one's), each counted.
+    Status Loop::readThreads(const StopReply& stop, bool last)
+    {
+        // The stopped thread first, without Hg: the server selected it when it reported the stop.
+        auto pc = m_reader.read();
+        if (!pc)
+            return pc.error();
+        count(*pc, last);
+        if (!m_result.everyThread)
+            return std::monostate {};
+        auto threads = m_session.threadList();
+        if (!threads)
+            return threads.error();
+        m_result.threadsMax = std::max<uint64_t>(m_result.threadsMax, std::max<size_t>(threads->size(), 1));
+        for (const std::string& thread : *threads) {
+            if (thread == stop.thread)
+                continue;
+            auto pc = m_reader.readThread(thread);
+            if (!pc)
+                return pc.error();
+            count(*pc, last);
+        }
+        return std::monostate {};
     }
 
     // Stops the target, reads and counts its PC, runs it again (or detaches it after the last).
@@ -155,22 +213,119 @@ namespace {
             return std::monostate {};
         }
         const int signal = programSignal(*stop);
-        auto pc = m_reader.read();
-        if (!pc)
-            return pc.error();
-        m_sample(*pc);
-        ++m_result.samples;
         last = last || stopAsked();
-        if (m_options.whileStopped)
-            m_options.whileStopped(last, *pc);
+        if (auto read = readThreads(*stop, last); !read)
+            return read;
+        if (m_options.whileStopped && last)
+            m_options.whileStopped(true, 0);
         auto next = last ? m_session.detach() : m_session.resume(signal);
         m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
         m_result.detached = last && next.ok();
         return next;
     }
 
+    // Non-stop: the next thread in turn; the list is read again when a round is over and it is
+    // older than threadListAge, or a thread had gone. "" when the target has no thread.
+    Result<std::string> Loop::nextThread()
+    {
+        const bool stale = Clock::now() - m_listed >= m_options.threadListAge;
+        if (m_threads.empty() || m_relist || (m_nextThread >= m_threads.size() && stale)) {
+            auto threads = m_session.threadList();
+            if (!threads)
+                return threads.error();
+            m_threads = std::move(*threads);
+            m_listed = Clock::now();
+            m_relist = false;
+            m_nextThread = 0;
+            m_result.threadsMax = std::max<uint64_t>(m_result.threadsMax, m_threads.size());
+        }
+        if (m_threads.empty())
+            return std::string();
+        if (m_nextThread >= m_threads.size())
+            m_nextThread = 0;
+        return m_threads[m_nextThread++];
+    }
+
+    // Non-stop: the stop of `thread` after vCont;t. Stops of other threads on the way are passed
+    // on; nothing when the thread has gone (no stop within threadStopWait and no longer listed, or
+    // reported exited); the target's end sets m_result.exit.
+    Result<std::optional<StopReply>> Loop::waitForThread(const std::string& thread)
+    {
+        const Clock::time_point until = Clock::now() + m_options.threadStopWait;
+        for (;;) {
+            auto got = m_session.incoming(std::min(until, Clock::now() + kThreadSlice));
+            if (!got)
+                return got.error();
+            if (!*got) { // gdbserver accepts vCont;t for a thread that has exited, and nothing comes
+                auto threads = m_session.threadList();
+                if (!threads)
+                    return threads.error();
+                if (std::find(threads->begin(), threads->end(), thread) == threads->end())
+                    return std::optional<StopReply>();
+                if (Clock::now() >= until)
+                    return Error { m_session.peer(), 0, "thread " + thread + " did not stop" };
+                continue;
+            }
+            auto stop = m_session.waitForStop(m_options.stopWait);
+            if (!stop)
+                return stop.error();
+            if (stop->ended()) {
+                m_result.exit = *stop;
+                return std::optional<StopReply>();
+            }
+            if (stop->thread == thread)
+                return stop->kind == StopReply::Kind::ThreadExited ? std::optional<StopReply>() : *stop;
+            if (auto passed = passOn(*stop); !passed)
+                return passed.error();
+        }
+    }
+
+    // Non-stop: stops one thread, reads and counts its PC, runs it again; the others run on.
+    Status Loop::sampleThread(bool last)
+    {
+        auto thread = nextThread();
+        if (!thread)
+            return thread.error();
+        last = last || stopAsked();
+        m_interrupted = Clock::now();
+        auto asked = thread->empty() ? Result<bool>(false) : m_session.interruptThread(*thread);
+        if (!asked)
+            return asked.error();
+        auto stop = *asked ? waitForThread(*thread) : Result<std::optional<StopReply>>(std::nullopt);
+        if (!stop)
+            return stop.error();
+        if (m_result.exit)
+            return std::monostate {};
+        if (!*stop) {
+            m_result.threadsGone += !thread->empty();
+            m_relist = true;
+        } else {
+            m_stopSeen = Clock::now();
+            auto pc = m_reader.readStopped(**stop);
+            if (!pc)
+                return pc.error();
+            count(*pc, last);
+        }
+        if (m_options.whileStopped && last)
+            m_options.whileStopped(true, 0);
+        auto next = last ? m_session.detach()
+            : *stop      ? m_session.resumeThread(*thread, programSignal(**stop))
+                         : Status(std::monostate {});
+        if (*stop) {
+            m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
+            m_result.heldSeconds.push_back(seconds(Clock::now() - m_stopSeen));
+        }
+        m_result.detached = last && next.ok();
+        return next;
+    }
+
     Status Loop::stopAndDetach()
     {
+        if (m_session.nonStop()) { // gdbserver stops the threads itself to detach
+            auto detached = m_session.detach();
+            m_result.detached = detached.ok();
+            return detached;
+        }
         auto stop = interruptTarget();
         if (!stop)
             return stop.error();
@@ -201,6 +356,8 @@ namespace {
 SamplingResult Loop::run()
 {
     m_start = Clock::now();
+    m_result.nonStop = m_session.nonStop();
+    m_result.everyThread = !m_result.nonStop && m_options.everyThread && m_reader.readsAnyThread();
     const Clock::time_point begin = m_start, end = m_start + m_options.duration;
     const bool timed = m_options.duration.count() > 0;
     Status status = m_session.resume();
@@ -226,10 +383,10 @@ SamplingResult Loop::run()
             status = ownStop();
             continue;
         }
-        status = sampleOnce(last);
+        status = m_result.nonStop ? sampleThread(last) : sampleOnce(last);
         if (m_result.detached)
             m_result.end = stopAsked() ? SamplingEnd::Interrupted : SamplingEnd::Duration;
-        if (m_result.samples == 1 && k == 1) {
+        if (m_result.stopSeconds.size() == 1 && k == 1 && !m_result.nonStop) {
             m_start = Clock::now(); // the schedule starts once the way to stop the target is known
             k = 0;
         }

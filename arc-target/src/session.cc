@@ -48,6 +48,8 @@ Status Session::fill(Clock::time_point deadline)
 
 Result<bool> Session::incoming(Clock::time_point deadline)
 {
+    if (m_nonStop && (!m_pendingStops.empty() || !m_notifications.empty()))
+        return true;
     while (m_events.empty()) {
         if (auto filled = fill(deadline); !filled)
             return Clock::now() >= deadline && !m_decoder.inFrame() ? Result<bool>(false) : filled.error();

@@ -25,6 +25,7 @@ static void applyFeature(std::string_view item, ServerFeatures& f)
     f.librariesRead |= item == "qXfer:libraries-svr4:read+" || item == "qXfer:libraries:read+";
     f.librariesSvr4 |= item == "qXfer:libraries-svr4:read+";
     f.auxvRead |= item == "qXfer:auxv:read+";
+    f.threadsRead |= item == "qXfer:threads:read+";
 }
 
 ServerFeatures parseFeatures(std::string_view reply)

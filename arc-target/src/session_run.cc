@@ -1,6 +1,7 @@
 // Session requests that read documents, run and stop the target, and end the session.
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/session.h"
+#include "ppe/gdbremote/xml.h"
 
 namespace ppe::gdbremote {
 
@@ -57,15 +58,86 @@ static Status expectOk(Result<std::string> reply, const Error& context, const ch
     return std::monostate {};
 }
 
+static std::string continuePacket(bool vCont, int signal)
+{
+    if (signal > 0 && signal < 256)
+        return (vCont ? "vCont;C" : "C") + std::string(signal < 16 ? "0" : "") + hexNumber(unsigned(signal));
+    return vCont ? "vCont;c" : "c";
+}
+
 Status Session::resume(int signal)
 {
-    const bool vCont = m_useVCont || m_nonStop;
-    std::string packet = vCont ? "vCont;c" : "c";
-    if (signal > 0 && signal < 256)
-        packet = (vCont ? "vCont;C" : "C") + std::string(signal < 16 ? "0" : "") + hexNumber(unsigned(signal));
-    if (m_nonStop)
+    const std::string packet = continuePacket(m_useVCont || m_nonStop, signal);
+    if (m_nonStop) {
+        m_pendingStops.clear(); // every thread runs again
         return expectOk(request(packet), error({}), "cannot resume");
+    }
     return send(packet);
+}
+
+Status Session::resumeThread(const std::string& thread, int signal)
+{
+    const std::string packet = continuePacket(true, signal) + ":" + thread;
+    if (m_nonStop)
+        return expectOk(request(packet), error({}), ("cannot resume thread " + thread).c_str());
+    return send(packet);
+}
+
+Result<bool> Session::interruptThread(const std::string& thread)
+{
+    auto reply = request("vCont;t:" + thread);
+    if (!reply)
+        return reply.error();
+    if (*reply == "OK")
+        return true;
+    if (reply->size() == 3 && reply->front() == 'E')
+        return false;
+    return error("cannot stop thread " + thread + ": reply '" + reply->substr(0, 40) + "'");
+}
+
+Status Session::selectThread(const std::string& thread)
+{
+    return expectOk(request("Hg" + thread), error({}), ("cannot select thread " + thread).c_str());
+}
+
+// `<threads><thread id="p7.8" .../>...</threads>`: the ids.
+static Result<std::vector<std::string>> threadIds(const std::string& document, const std::string& peer)
+{
+    auto root = parseXml(document, peer + " threads");
+    if (!root)
+        return root.error();
+    std::vector<std::string> threads;
+    for (const XmlElement& thread : root->children)
+        if (const std::string* id = thread.name == "thread" ? thread.attribute("id") : nullptr)
+            threads.push_back(*id);
+    return threads;
+}
+
+Result<std::vector<std::string>> Session::threadList()
+{
+    if (m_features.threadsRead && m_nonStop) {
+        auto document = readXfer("threads", "");
+        if (!document)
+            return document.error();
+        return threadIds(*document, peer());
+    }
+    std::vector<std::string> threads;
+    for (const char* packet = "qfThreadInfo"; threads.size() < 100000; packet = "qsThreadInfo") {
+        auto reply = request(packet);
+        if (!reply)
+            return reply.error();
+        if (*reply == "l")
+            return threads;
+        if (reply->empty() || reply->front() != 'm')
+            return error(std::string("cannot list the threads: ") + packet + " reply '" + reply->substr(0, 40) + "'");
+        for (std::string_view list = std::string_view(*reply).substr(1); !list.empty();) {
+            const auto comma = list.find(',');
+            if (!list.substr(0, comma).empty())
+                threads.emplace_back(list.substr(0, comma));
+            list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+        }
+    }
+    return error("cannot list the threads: no end");
 }
 
 Status Session::interrupt()
@@ -113,12 +185,21 @@ Result<StopReply> Session::drainStopped(StopReply first)
             return reply.error();
         if (*reply == "OK")
             return first;
+        auto more = parseStopReply(*reply);
+        if (!more)
+            return error(more.error().message);
+        m_pendingStops.push_back(std::move(*more));
     }
     return error("vStopped never answered OK");
 }
 
 Result<StopReply> Session::waitForStop(std::chrono::milliseconds timeout)
 {
+    if (!m_pendingStops.empty()) {
+        StopReply next = std::move(m_pendingStops.front());
+        m_pendingStops.pop_front();
+        return recordStop(std::move(next));
+    }
     auto text = nextStopText(Clock::now() + timeout);
     if (!text)
         return text.error();

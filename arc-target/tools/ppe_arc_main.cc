@@ -46,6 +46,10 @@ po::options_description describe(SampleRequest& r)
     add("tdesc", po::value(&r.tdesc)->value_name("FILE"), "a target description for a server that has none");
     add("spawn", po::value(&r.spawn)->value_name("'CMD ...'"),
         "start the server with this shell command (so that it can be sent SIGINT if it ignores 0x03)");
+    add("mode", po::value(&r.mode)->value_name("all-stop|non-stop|auto")->default_value(r.mode),
+        "non-stop: a sample stops one thread, the others run on; auto: non-stop where the server offers it");
+    add("threads", po::value<std::string>()->value_name("all|stopped")->default_value("all"),
+        "all-stop mode: read every thread's PC at each stop, or only the stopped thread's");
     add("mem", po::value(&r.memPages)->value_name("PAGES")->default_value(r.memPages),
         "histogram budget in 512-byte pages (PPE_MEM)");
     add("seed", po::value(&r.seed)->value_name("N"), "seed of the sampling jitter (default: from the clock)");
@@ -59,7 +63,7 @@ po::options_description describe(SampleRequest& r)
 void usage(const po::options_description& options)
 {
     std::cout << "usage: ppe-arc sample --remote HOST:PORT --elf PROG [--interval MS] [--duration S] [-o OUT.ppe]\n"
-                 "                      [--tdesc FILE] [--spawn 'CMD ...']\n"
+                 "                      [--tdesc FILE] [--spawn 'CMD ...'] [--mode all-stop|non-stop|auto]\n"
                  "Samples the program counter of a program through its debug server (the GDB remote serial\n"
                  "protocol: gdbserver, QEMU's -g stub, OpenOCD, nSIM, ...): stops it on a jittered schedule, reads\n"
                  "the PC, lets it run again. Writes a .ppe profile for ppeout. Sampling ends with --duration,\n"
@@ -97,6 +101,12 @@ std::optional<SampleRequest> parse(int argc, char** argv)
         fail("--interval " + std::to_string(r.intervalMs) + ": not from 0.05 to 60000 ms");
     if (!(r.durationSeconds >= 0))
         fail("--duration: not a number of seconds");
+    if (r.mode != "all-stop" && r.mode != "non-stop" && r.mode != "auto")
+        fail("--mode " + r.mode + ": not all-stop, non-stop or auto");
+    const std::string threads = vm["threads"].as<std::string>();
+    if (threads != "all" && threads != "stopped")
+        fail("--threads " + threads + ": not all or stopped");
+    r.everyThread = threads == "all";
     r.seedGiven = vm.count("seed") > 0;
     for (int i = 0; i < argc; ++i)
         r.command.push_back(argv[i]);

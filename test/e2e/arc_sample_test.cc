@@ -211,7 +211,9 @@ char processState(pid_t pid)
 } // namespace
 
 // A job already running (a "three-day job"): gdbserver attaches to it, ppe-arc samples it for a
-// while and detaches; the job runs on, not stopped, and its running loop was found.
+// while and detaches; the job runs on, not stopped, and its running loop was found. In all-stop
+// mode, so that the 0x03 path to an attached process is the one tested (auto would choose non-stop:
+// the launched test and arc_threads_test.cc cover that).
 TEST(ArcSplit, GdbserverAttachedToARunningJob)
 {
     if (!executable(PPE_GDBSERVER))
@@ -224,7 +226,7 @@ TEST(ArcSplit, GdbserverAttachedToARunningJob)
     for (int attempt = 0, seconds = 1; attempt < 3 && inThree(moduleHits(report)) < kEnough; ++attempt, seconds *= 2) {
         const std::string port = std::to_string(freePort()), out = dir.file("attach.ppe");
         RunResult r = runProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port, "--elf", split, "-o", out,
-            "--interval", "2", "--duration", std::to_string(seconds), "--spawn",
+            "--interval", "2", "--duration", std::to_string(seconds), "--mode", "all-stop", "--spawn",
             std::string(PPE_GDBSERVER) + " --attach :" + port + " " + std::to_string(job) });
         EXPECT_EQ(r.status, 0) << r.err;
         auto profile = ppe::readProfile(out);

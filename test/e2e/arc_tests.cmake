@@ -44,3 +44,15 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"
   PPE_QEMU_ARC="$<$<BOOL:${PPE_QEMU_ARC}>:${PPE_QEMU_ARC}>")
 gtest_discover_tests(ppe_arc_e2e_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e)
+
+# ppe_arc_threads_tests: examples/threads.cc (workers doing 1:2:3:4 units of work) through the real
+# gdbserver in non-stop and all-stop mode, formatted by the real ppeout.
+add_executable(ppe_arc_threads_tests arc_threads_test.cc)
+target_link_libraries(ppe_arc_threads_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
+add_dependencies(ppe_arc_threads_tests ppe-arc ppeout threads)
+target_compile_definitions(ppe_arc_threads_tests PRIVATE
+  PPE_ARC="$<TARGET_FILE:ppe-arc>"
+  PPEOUT="$<TARGET_FILE:ppeout>"
+  PPE_THREADS="$<TARGET_FILE:threads>"
+  PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>")
+gtest_discover_tests(ppe_arc_threads_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the build into a fresh prefix and checks what a user gets: the files, a collector that
-# needs nothing but the C library, and an installed launcher that finds its own libppe.so.
+# needs nothing but the C library, an installed launcher that finds its own libppe.so, and ppe-arc.
 # Usage: check_install.sh BUILD_DIR PROGRAM
 set -euo pipefail
 build=$1
@@ -13,6 +13,10 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in lib/libppe.so lib/libppe.a include/ppe.h include/ppe.f90 bin/ppe bin/ppeout; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
+# ppe-arc, the remote sampler, installed beside them and runnable from the prefix.
+[ -x "$prefix/bin/ppe-arc" ] || fail "bin/ppe-arc not installed"
+version=$("$prefix/bin/ppe-arc" --version 2>&1) || fail "installed ppe-arc --version failed: $version"
+grep -qE '^ppe-arc [0-9]+\.[0-9]+' <<<"$version" || fail "installed ppe-arc --version printed: $version"
 needed=$(readelf -d "$prefix/lib/libppe.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 for lib in $needed; do
   case $lib in libc.so.*|libpthread.so.*|librt.so.*|libdl.so.*) ;; *) fail "libppe.so needs $lib" ;; esac
@@ -31,4 +35,4 @@ int main(void) { return ppe_start() == -1 ? 0 : 1; }  /* -1: PPE_ON is not set *
 C
 cc -I"$prefix/include" -o "$prefix/api" "$prefix/api.c" -L"$prefix/lib" -Wl,-u,ppe_load -l:libppe.a
 env -u PPE_ON "$prefix/api" || fail "static-linked control API misbehaved without PPE_ON"
-echo "install tree OK: needs only $needed"
+echo "install tree OK: needs only $needed; $version"

@@ -48,7 +48,15 @@ struct Sampled {
     std::string peer; // the fake peer's complaint, "" if the client said exactly the script
 };
 
-Sampled sampleOver(Script script, SamplerOptions options = {}, PeerOptions peerOptions = {})
+// These scripts read the stopped thread's PC only (threads_test.cc reads every thread's).
+SamplerOptions stoppedThreadOnly()
+{
+    SamplerOptions options;
+    options.everyThread = false;
+    return options;
+}
+
+Sampled sampleOver(Script script, SamplerOptions options = stoppedThreadOnly(), PeerOptions peerOptions = {})
 {
     FakePeer peer(std::move(script), peerOptions);
     SessionOptions sessionOptions;
@@ -101,7 +109,7 @@ TEST(Sampler, PassesTheProgramsOwnSignalOn)
 TEST(Sampler, StopFlagStopsAndDetaches)
 {
     std::atomic<bool> stop { true };
-    SamplerOptions options;
+    SamplerOptions options = stoppedThreadOnly();
     options.stop = &stop;
     Sampled run = sampleOver(
         opening() + Script { client("c"), clientRaw("\x03"), server("T02thread:01;"), client("D"), server("OK") },
@@ -114,7 +122,7 @@ TEST(Sampler, StopFlagStopsAndDetaches)
 
 TEST(Sampler, FallsBackWhenTheServerIgnores0x03)
 {
-    SamplerOptions options;
+    SamplerOptions options = stoppedThreadOnly();
     options.interruptWait = std::chrono::milliseconds(100);
     PeerOptions peer;
     peer.holdStops = true;
@@ -160,7 +168,8 @@ TEST(Sampler, AStallEndsWithTheSamplesSoFar)
     PeerOptions peer;
     peer.stall = true;
     Sampled run = sampleOver(
-        opening() + Script { client("c") } + stopAt("10100000") + Script { client("c"), clientRaw("\x03") }, {}, peer);
+        opening() + Script { client("c") } + stopAt("10100000") + Script { client("c"), clientRaw("\x03") },
+        stoppedThreadOnly(), peer);
     EXPECT_EQ(run.result.end, SamplingEnd::PeerError);
     EXPECT_NE(run.result.error.find("no answer before the deadline"), std::string::npos) << run.result.error;
     EXPECT_EQ(run.result.samples, 1u);

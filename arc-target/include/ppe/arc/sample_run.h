@@ -2,6 +2,8 @@
 // connect, negotiate, find the PC by name, probe how to read it, sample, and attribute.
 #pragma once
 
+#include "ppe/gdbremote/session.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,8 @@ struct SampleRequest {
     std::string output; // "" : PROG.ppe in the current directory
     std::string tdesc;
     std::string spawn; // a shell command starting the server, run as ppe-arc's child
+    std::string mode = "auto"; // all-stop, non-stop, auto (non-stop where the server offers it)
+    bool everyThread = true; // all-stop: every thread's PC at each stop (--threads all), else the stopped one's
     uint64_t memPages = 2048; // histogram budget, 512-byte pages
     uint64_t seed = 0;
     bool seedGiven = false;
@@ -31,6 +35,12 @@ struct SampleOutcome {
     std::string error; // one line; the .ppe (if any) holds the samples before it
     std::vector<std::string> notes; // what the probe found, the intrusion
 };
+
+// Enters non-stop mode where the server offers it (`mode` "auto") or where asked ("non-stop"; an
+// error when not offered or refused), else stays in all-stop mode ("all-stop", or auto without
+// it): how the mode was chosen, one line. After `?` and the target description (gdbserver 13
+// asserts when target.xml is read before `?` chose a thread); ends with `?` in non-stop mode.
+Result<std::string> chooseMode(gdbremote::Session& session, const std::string& mode);
 
 // Runs the request; `stop` (set from a signal handler) ends sampling early.
 SampleOutcome runSampling(const SampleRequest& request, const std::atomic<bool>& stop);

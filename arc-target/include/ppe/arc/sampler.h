@@ -1,7 +1,11 @@
 // The sampling loop of ppe-arc: run the target, stop it on an absolute-deadline schedule with a
 // little random jitter (so that it cannot alias with a periodic loop of the target), read its PC,
-// run it again; measure how long each stop held the target. All-stop mode ("halt-and-read"): the
-// GDB remote protocol reads registers of a stopped thread only.
+// run it again; measure how long each stop held the target. The GDB remote protocol reads
+// registers of a stopped thread only ("halt-and-read"). All-stop mode: a stop holds every thread;
+// every thread's PC is read (the thread list, then `Hg` + `p`/`g` each), or only the one that
+// reported the stop. Non-stop mode (the session in it, QNonStop:1): a sample stops ONE thread
+// (`vCont;t:TID`, round-robin over the thread list), reads its PC and runs it again (`vCont;c:TID`)
+// while the others run on.
 #pragma once
 
 #include "ppe/gdbremote/pc_reader.h"
@@ -34,6 +38,9 @@ struct SamplerOptions {
     // detach, PC 0 when the last stop took no sample), to read what changes as it runs, such as
     // its library list. Its time counts as intrusion.
     std::function<void(bool last, uint64_t pc)> whileStopped;
+    bool everyThread = true; // all-stop: every thread's PC at each stop, else the stopped thread's
+    std::chrono::milliseconds threadListAge { 100 }; // non-stop: the thread list is read again after this
+    std::chrono::milliseconds threadStopWait { 1000 }; // non-stop: for one thread's stop (gone when not)
 };
 
 enum class SamplingEnd { Duration, TargetExited, Interrupted, PeerError };
@@ -43,11 +50,19 @@ struct SamplingResult {
     SamplingEnd end = SamplingEnd::Duration;
     std::string error; // the peer's failure, one line (PeerError)
     std::optional<gdbremote::StopReply> exit; // W or X when the target ended
-    uint64_t samples = 0;
+    uint64_t samples = 0; // PCs read and counted (several a stop with everyThread)
+    bool nonStop = false; // the session was in non-stop mode
+    bool everyThread = false; // all-stop and every thread's PC was read at each stop
+    uint64_t threadsMax = 0; // the most threads a thread list had
+    uint64_t threadsGone = 0; // non-stop: threads listed that had gone when asked to stop
     uint64_t missed = 0; // ticks skipped because the loop was late
     uint64_t programSignals = 0; // stops for the program's own signals, passed on to it
     std::optional<bool> interruptByte; // whether 0x03 stopped the target (probed at the first stop)
-    std::vector<double> stopSeconds; // per sample, from the interrupt sent to the resume sent
+    // per stop, from the interrupt sent to the resume sent (in non-stop mode: of one thread)
+    std::vector<double> stopSeconds;
+    // non-stop: per stop, from the thread's stop notification to its resume sent (a lower bound:
+    // after vCont;t the thread stops only once it is scheduled to take the signal)
+    std::vector<double> heldSeconds;
     double wallSeconds = 0; // from the first resume to the end
     bool detached = false; // the session ended with `D` and the target runs on
 };

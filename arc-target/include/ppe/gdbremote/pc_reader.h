@@ -33,6 +33,12 @@ public:
     Result<PcProbe> probe();
     // The PC by the chosen means (the target stopped; after a stop for StopReply).
     Result<std::uint64_t> read();
+    // Whether the PC of a thread other than the one that stopped can be read (`p` or `g`).
+    bool readsAnyThread() const { return m_probe.registerPacket || m_probe.allRegisters; }
+    // `thread`'s PC (stopped): `Hg` then `p` or `g`.
+    Result<std::uint64_t> readThread(const std::string& thread);
+    // The PC of the thread `stop` reports: expedited in it, else as readThread.
+    Result<std::uint64_t> readStopped(const StopReply& stop);
     const RegisterInfo& pcRegister() const { return m_pc; }
     const PcProbe& lastProbe() const { return m_probe; }
 

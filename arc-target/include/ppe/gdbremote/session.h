@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace ppe::gdbremote {
 
@@ -25,6 +26,7 @@ struct ServerFeatures {
     bool librariesRead = false; // qXfer:libraries-svr4:read+ or qXfer:libraries:read+
     bool librariesSvr4 = false; // qXfer:libraries-svr4:read+
     bool auxvRead = false; // qXfer:auxv:read+
+    bool threadsRead = false; // qXfer:threads:read+
     std::string reply; // the qSupported reply as received
 };
 
@@ -75,7 +77,20 @@ public:
     // program (one it stopped with). The reply comes at the next stop.
     Status resume(int signal = 0);
     Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
-    // The next stop reply; console output before it goes to the console callback.
+    // The target's threads ("p7.8" with multiprocess, else "8"): in non-stop mode
+    // `qXfer:threads:read` where offered (one document: gdbserver 13 in non-stop mode can answer
+    // a `qsThreadInfo` with a garbled id, then crash, when threads come and go between the
+    // packets), else `qfThreadInfo`/`qsThreadInfo` (cheaper: gdbserver's document reads each
+    // thread's core and name from /proc).
+    Result<std::vector<std::string>> threadList();
+    Status selectThread(const std::string& thread); // `Hg TID`: the thread `g` and `p` read
+    // Non-stop mode: `vCont;t:TID` stops one thread (its stop comes as a `%Stop` notification),
+    // `vCont;c:TID` (`vCont;CSIG:TID`) runs it again; the other threads run on. interruptThread
+    // is false when the server refused with `E NN` (a thread that has gone).
+    Result<bool> interruptThread(const std::string& thread);
+    Status resumeThread(const std::string& thread, int signal = 0);
+    // The next stop reply; console output before it goes to the console callback. In non-stop
+    // mode further stops that vStopped reported come next, in order.
     Result<StopReply> waitForStop(std::chrono::milliseconds timeout);
     // Whether anything (a stop reply, console output, garbage) came from the server before
     // `deadline`, while the target runs: false at the deadline, an error when the connection broke.
@@ -113,6 +128,7 @@ private:
     PacketDecoder m_decoder;
     std::deque<Event> m_events;
     std::deque<std::string> m_notifications;
+    std::deque<StopReply> m_pendingStops; // non-stop: stops vStopped reported after the first
     ServerFeatures m_features;
     std::optional<StopReply> m_lastStop;
     SessionStats m_stats;
