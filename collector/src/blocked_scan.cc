@@ -18,7 +18,9 @@ namespace {
     constexpr uint64_t kCostShare = 100; // the scan period is at least 100 times its cost: <= 1 % of a CPU
     constexpr int kMaxScannedThreads = 4096;
     constexpr size_t kStackWords = 512; // how far above the stack pointer a call into the image is sought
-    constexpr uint64_t kMaxPeriodsCredited = 4; // a longer gap (a stop, a starved collector thread) counts as 4
+    // A longer gap between scans (the process stopped by a debugger) counts as this many periods;
+    // large enough that a collector thread starved on a loaded machine keeps its estimate unbiased.
+    constexpr uint64_t kMaxPeriodsCredited = 64;
 
     struct ScanState {
         int job = -1;
