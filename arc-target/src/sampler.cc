@@ -132,15 +132,20 @@ namespace {
         return m_session.waitForStop(m_options.stopWait);
     }
 
+    // The target's stop; when it had ended instead, its exit is recorded (the caller sees ended()).
     Result<StopReply> Loop::interruptTarget()
     {
-        if (!m_result.interruptByte)
-            return probeInterrupt();
-        m_interrupted = Clock::now();
-        auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
-        if (!sent)
-            return sent.error();
-        return m_session.waitForStop(m_options.stopWait);
+        const auto byKnownMeans = [this]() -> Result<StopReply> {
+            m_interrupted = Clock::now();
+            auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
+            if (!sent)
+                return sent.error();
+            return m_session.waitForStop(m_options.stopWait);
+        };
+        Result<StopReply> stop = m_result.interruptByte ? byKnownMeans() : probeInterrupt();
+        if (stop && stop->ended())
+            m_result.exit = *stop;
+        return stop;
     }
 
     // A stop the target made by itself while running: it ended, or the program got a signal.
@@ -208,10 +213,8 @@ namespace {
         auto stop = interruptTarget();
         if (!stop)
             return stop.error();
-        if (stop->ended()) {
-            m_result.exit = *stop;
+        if (stop->ended())
             return std::monostate {};
-        }
         const int signal = programSignal(*stop);
         last = last || stopAsked();
         if (auto read = readThreads(*stop, last); !read)
@@ -329,10 +332,8 @@ namespace {
         auto stop = interruptTarget();
         if (!stop)
             return stop.error();
-        if (stop->ended()) {
-            m_result.exit = *stop;
+        if (stop->ended())
             return std::monostate {};
-        }
         if (m_options.whileStopped)
             m_options.whileStopped(true, 0);
         auto detached = m_session.detach();

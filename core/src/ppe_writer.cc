@@ -56,11 +56,13 @@ static bool sameText(const char* a, const char* b)
     return *a == *b;
 }
 
+bool countsTimerTicks(const char* mechanism) { return sameText(mechanism, "posix-timer"); }
+
 uint64_t achievedRateMilliHz(const ProfileRecord& record)
 {
     if (!record.activeUs)
         return 0;
-    const bool ticks = sameText(record.mechanism, "posix-timer");
+    const bool ticks = countsTimerTicks(record.mechanism);
     const uint64_t events = ticks ? load(record.ticks) : totalSamples(record);
     return uint64_t(double(events) * 1'000'000'000.0 / double(record.activeUs));
 }

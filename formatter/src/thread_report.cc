@@ -1,5 +1,7 @@
 #include "ppe/formatter/thread_report.h"
 
+#include "ppe/core/ppe_writer.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,7 +59,7 @@ namespace {
     // mechanism measured it (a tick-bound fallback takes fewer samples than asked), else the interval.
     double secondsPerSample(const Profile& p)
     {
-        if (p.mechanism != "posix-timer" && p.activeTime > 0 && p.total > 0)
+        if (!countsTimerTicks(p.mechanism.c_str()) && p.activeTime > 0 && p.total > 0)
             return p.activeTime / double(p.total);
         return double(p.interval) * 1e-7;
     }

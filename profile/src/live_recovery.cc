@@ -154,7 +154,7 @@ namespace {
         record.endTime = endNs / 1'000'000'000;
         record.wallUs = (u->wallNs + after) / 1000;
         const uint64_t total = totalSamples(record);
-        if (std::strcmp(record.mechanism, "posix-timer") != 0) // CPU time after the record: at the rate until then
+        if (!countsTimerTicks(record.mechanism)) // CPU time after the record: at the rate until then
             record.activeUs = u->samples && total > u->samples
                 ? uint64_t(double(u->activeNs) / 1000.0 * double(total) / double(u->samples))
                 : u->activeNs / 1000;

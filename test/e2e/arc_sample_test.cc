@@ -3,6 +3,7 @@
 // ppeout with the build's map: each function's share of the samples in the three must be within 3
 // binomial standard errors of 0.6, 0.3 and 0.1. QEMU attributes PCs to translation-block entries,
 // so shares are compared at function level (--by function) everywhere.
+#include "local_server.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -27,21 +28,6 @@ using namespace ppe::testing;
 namespace {
 
 constexpr uint64_t kEnough = 300; // samples in the three functions before shares are judged
-
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
-
-int freePort()
-{
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 // Runs ppe-arc sample against a server it starts with `spawn` ("{PORT}" replaced).
 RunResult sample(const std::string& elf, const std::string& spawn, const std::string& out,

@@ -5,6 +5,7 @@
 // more work have more samples (worker<4> more than worker<1> by 3 standard errors of the
 // difference; worker<3> + worker<4> more than worker<1> + worker<2>). The .ppe says the mode; the
 // non-stop run's stopped ÷ wall figure is printed and recorded as a test property.
+#include "local_server.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -29,21 +30,6 @@ using namespace ppe::testing;
 namespace {
 
 constexpr uint64_t kEnough = 300; // samples in the four workers before shares are judged
-
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
-
-int freePort()
-{
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 // Hits of worker<1> .. worker<4> in a `ppeout --by function` report.
 std::array<uint64_t, 4> workerHits(const std::string& report)

@@ -1,6 +1,7 @@
 // The probing session against real servers: gdbserver (launched and attached), qemu-aarch64 and
 // qemu-arc, each running loop.c; the PC must land in the program's text, and after the detach the
 // program must run to its normal end (status 42).
+#include "local_server.h"
 #include "ppe/gdbremote/probe.h"
 
 #include <csignal>
@@ -19,21 +20,10 @@
 #include <unistd.h>
 
 using namespace ppe::gdbremote;
+using ppe::testing::executable;
+using ppe::testing::freePort;
 
 namespace {
-
-int freePort()
-{
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 // Starts argv with output discarded; in a session of its own when `setsid`.
 pid_t spawn(std::vector<std::string> args, bool setsid = false)
@@ -135,8 +125,6 @@ ProbeResult probe(
 }
 
 pid_t processOf(const StopReply& stop) { return static_cast<pid_t>(std::stol(stop.thread.substr(1), nullptr, 16)); }
-
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 class Live : public ::testing::Test {
 protected:
