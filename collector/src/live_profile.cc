@@ -107,7 +107,6 @@ void markSampleTime(LiveProfile& live)
 {
     timespec now {};
     clock_gettime(CLOCK_REALTIME, &now);
-    std::atomic_ref<int64_t>(live.file.lastSampleTime).store(now.tv_sec, std::memory_order_relaxed);
     std::atomic_ref<int64_t>(live.file.lastSampleNs)
         .store(int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec, std::memory_order_relaxed);
 }

@@ -144,7 +144,7 @@ namespace {
         const LiveFileHeader& h = view.header;
         const LiveUsage* u = view.usage;
         if (!u) { // the collector thread never ran: whole seconds from the start
-            record.endTime = h.lastSampleTime ? h.lastSampleTime : record.startTime;
+            record.endTime = h.lastSampleNs ? h.lastSampleNs / 1'000'000'000 : record.startTime;
             record.wallUs = uint64_t(std::max<int64_t>(0, record.endTime - record.startTime)) * 1'000'000;
             record.activeUs = record.wallUs;
             return;

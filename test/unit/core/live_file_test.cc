@@ -105,7 +105,7 @@ namespace {
         recordSample(live.h, 0x40'0800, 2); // below the range
         recordSample(live.h, 0x7f00'0000'0000, 3); // outside: unknown once the process is gone
         live.h.record->startTime = 1'700'000'000;
-        reinterpret_cast<LiveFileHeader*>(live.bytes())->lastSampleTime = 1'700'000'010;
+        reinterpret_cast<LiveFileHeader*>(live.bytes())->lastSampleNs = 1'700'000'010'000'000'000;
         test::Memfd file;
         ASSERT_EQ(write(file.fd(), live.bytes(), live.size()), ssize_t(live.size()));
         const std::string path = "/proc/self/fd/" + std::to_string(file.fd());

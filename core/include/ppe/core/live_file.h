@@ -63,12 +63,11 @@ struct LiveFileHeader {
     uint32_t pcSlots;
     uint32_t pcSlotSize;
     uint64_t fileSize;
-    int64_t lastSampleTime; // CLOCK_REALTIME seconds of the latest sample: "data up to"
 
     // Appended (issue 18): what recovery needs besides the counters. Each copied part has two
     // slots; the collector writes the one not current, then publishes its index (a process killed
     // while writing leaves the previous copy whole).
-    int64_t lastSampleNs; // CLOCK_REALTIME ns of the latest sample
+    int64_t lastSampleNs; // CLOCK_REALTIME ns of the latest sample: "data up to"
     uint64_t startTicks; // the owner's start time: field 22 of /proc/PID/stat (clock ticks after boot)
     char bootId[40]; // /proc/sys/kernel/random/boot_id of the owner's boot
     uint64_t mapsOffset; // two LiveMappings
