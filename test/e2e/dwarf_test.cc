@@ -171,7 +171,9 @@ namespace {
         EXPECT_NE(without.err.find(stripped + ": no DWARF (built without -g, or stripped: --debug-dir DIR"),
             std::string::npos)
             << without.err;
-        EXPECT_TRUE(programText(without.out).empty()) << without.out;
+        // No program text of the executable (a shared library with debug information may have its own).
+        for (const ModuleText& m : programText(without.out))
+            EXPECT_NE(m.name.find(" in "), std::string::npos) << without.out;
         const RunResult with = runProgram({ PPEOUT, "--debug-dir", dir.file("debug"), ppe, "-" });
         ASSERT_EQ(with.status, 0) << with.err;
         const std::vector<Row> rows = moduleRows(with.out);
