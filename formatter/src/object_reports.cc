@@ -18,6 +18,10 @@ bool objectNameMatches(std::string_view path, std::string_view name)
     return base == name || (base.starts_with(name) && base[name.size()] == '.');
 }
 
+// Fewer hits than this are not analysed unless named: a line analysis of one or two samples (a
+// libc call in a short run) says nothing and fills the report.
+constexpr uint64_t kMinHitsForAnalysis = 10;
+
 std::vector<size_t> objectsForAnalysis(
     const Profile& profile, double thresholdPercent, const std::vector<std::string>& names)
 {
@@ -27,7 +31,8 @@ std::vector<size_t> objectsForAnalysis(
         const SharedObject& o = profile.objects[i];
         const bool named = std::any_of(
             names.begin(), names.end(), [&](const std::string& n) { return objectNameMatches(o.path, n); });
-        const bool busy = o.hits > 0 && total > 0 && 100.0 * double(o.hits) / total >= thresholdPercent;
+        const bool busy
+            = o.hits >= kMinHitsForAnalysis && total > 0 && 100.0 * double(o.hits) / total >= thresholdPercent;
         if (named || busy)
             chosen.push_back(i);
     }

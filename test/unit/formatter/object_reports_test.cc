@@ -31,6 +31,9 @@ namespace {
         EXPECT_EQ(objectsForAnalysis(p, 1.0, {}), (std::vector<size_t> { 0, 1 })) << "1 % of all samples and more";
         EXPECT_EQ(objectsForAnalysis(p, 2.0, { "librare.so" }), (std::vector<size_t> { 0, 2 }));
         EXPECT_EQ(objectsForAnalysis(p, 100.0, {}), (std::vector<size_t> {}));
+        p.objects[1].hits = 9;
+        p.total = 600; // 1.5 % of all, but too few hits to say anything line by line
+        EXPECT_EQ(objectsForAnalysis(p, 1.0, {}), (std::vector<size_t> { 0 }));
     }
 
     TEST(ObjectReports, AnObjectsSamplesBecomeOneByteBinsAtLinkTimeAddresses)
