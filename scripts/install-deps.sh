@@ -21,6 +21,8 @@ packages=(
   # cross compilers of the programs they run (ARC for ../shared/tools/qemu-arc, aarch64)
   gdbserver qemu-user gcc-12-arc-linux-gnu binutils-arc-linux-gnu libc6-dev-arc-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # the batch-system tests: a one-node Slurm and its authentication (test/slurm/cluster.sh)
+  slurm-wlm munge
 )
 
 missing=()

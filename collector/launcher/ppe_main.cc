@@ -1,6 +1,7 @@
 // ppe: run a program under the collector without relinking it, like `perf record` or `hpcrun`.
 // Sets PPE_ON and the other PPE_* variables from the options, preloads libppe.so and execs the
 // program, so its exit status and signals are its own.
+#include "config.h"
 #include "preload_check.h"
 
 #include "ppe/core/env_value.h"
@@ -31,7 +32,7 @@ constexpr int kNotFound = 127;
 
 struct Options {
     std::optional<std::string> output, mem, interval, frequency, mode, timer, lib, checkpoint;
-    std::optional<std::string> object;
+    std::optional<std::string> object, snapshotSignal;
     bool noChildren = false;
 };
 
@@ -44,7 +45,7 @@ Options optionsFrom(const po::variables_map& vm)
         return vm[name].as<std::string>();
     };
     return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
-        get("lib"), get("checkpoint"), get("object"), vm.count("no-children") > 0 };
+        get("lib"), get("checkpoint"), get("object"), get("snapshot-signal"), vm.count("no-children") > 0 };
 }
 
 po::options_description describeOptions()
@@ -65,8 +66,10 @@ po::options_description describeOptions()
         po::value<std::string>()->value_name("NAME"),
         "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)")(
         "checkpoint", po::value<std::string>()->value_name("SECONDS"),
-        "write the profile so far every SECONDS (PPE_CHECKPOINT)")("recover",
-        po::value<std::string>()->value_name("LIVE"),
+        "write the profile so far every SECONDS (PPE_CHECKPOINT)")("snapshot-signal",
+        po::value<std::string>()->value_name("SIG"),
+        "write the profile so far when SIG (USR1, USR2, RTMIN+N, ...) arrives, and carry on (PPE_SNAPSHOT_SIGNAL; "
+        "sbatch --signal=B:SIG@SECONDS)")("recover", po::value<std::string>()->value_name("LIVE"),
         "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
     return d;
 }
@@ -74,7 +77,7 @@ po::options_description describeOptions()
 bool takesValue(const std::string& arg)
 {
     static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F", "--frequency",
-        "--mode", "--timer", "--lib", "--recover", "--checkpoint", "--object" };
+        "--mode", "--timer", "--lib", "--recover", "--checkpoint", "--object", "--snapshot-signal" };
     for (const char* name : kWithValue) {
         if (arg == name)
             return true;
@@ -187,6 +190,14 @@ void exportSettings(const Options& o)
         setenv("PPE_OBJECT", o.object->c_str(), 1);
     if (o.checkpoint)
         setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, ppe::kMaxCheckpointSeconds).c_str(), 1);
+    if (o.snapshotSignal && !ppe::parseSnapshotSignal(o.snapshotSignal->c_str()))
+        fail(kUsageError,
+            "--snapshot-signal " + *o.snapshotSignal
+                + ": not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
+                  "their "
+                  "numbers)");
+    if (o.snapshotSignal)
+        setenv("PPE_SNAPSHOT_SIGNAL", o.snapshotSignal->c_str(), 1);
 }
 
 void preload(const fs::path& library)

@@ -13,8 +13,13 @@ namespace {
 
     constexpr uint64_t kLiveStatePeriodNs = 500'000'000;
 
+    // A checkpoint job that only runs when asked (PPE_SNAPSHOT_SIGNAL without PPE_CHECKPOINT): due
+    // once a century.
+    constexpr uint64_t kOnRequestOnlyNs = 100ull * 365 * 24 * 3600 * 1'000'000'000;
+
     MapsScratch* g_liveMaps = nullptr; // the live-state job's reading of /proc/self/maps
     int g_liveStateJob = -1;
+    int g_checkpointJob = -1;
 
     // On the collector thread: what a recovery of the live file needs, as of now (live_state.h).
     void refreshLiveState(LiveProfile& live, Phase phase)
@@ -74,14 +79,17 @@ namespace {
 bool startCheckpoints(const char** why)
 {
     const bool liveState = addLiveStateJob();
-    if (!g_ppe.config.checkpoint)
+    const Config& config = g_ppe.config;
+    if (!config.checkpoint && !config.snapshotSignal)
         return !liveState || startServiceThread(why);
     g_ppe.checkpointScratch = createOutputScratch();
     if (!g_ppe.checkpointScratch) {
         *why = "cannot map memory for checkpoints";
         return false;
     }
-    if (addServiceJob(checkpoint, g_ppe.config.checkpoint * 1'000'000'000) < 0) {
+    g_checkpointJob
+        = addServiceJob(checkpoint, config.checkpoint ? config.checkpoint * 1'000'000'000 : kOnRequestOnlyNs);
+    if (g_checkpointJob < 0) {
         *why = "no room for the checkpoint job";
         return false;
     }
@@ -96,6 +104,8 @@ bool restartCheckpointsInChild(const char** why)
 }
 
 void liveMappingsChanged() { requestServiceJob(g_liveStateJob); }
+
+void requestCheckpoint() { requestServiceJob(g_checkpointJob); }
 
 void endCheckpoints()
 {

@@ -1,6 +1,9 @@
 // The live file's state for a recovery (live_state.h): refreshed by a job of the collector thread
 // at start, every 0.5 s and at each checkpoint, whenever the live profile is file-backed.
 //
+// PPE_SNAPSHOT_SIGNAL: the same snapshot when that signal arrives (a batch system's warning before
+// the time limit: sbatch --signal=B:USR2@120), and the program carries on.
+//
 // PPE_CHECKPOINT: every N seconds a snapshot of the profile so far (status "checkpoint"),
 // renamed over the previous one, and the live file pushed to disk, so that even a node crash loses
 // at most one interval. Written by a job of the collector thread (service_thread.h), never in a
@@ -22,6 +25,10 @@ bool restartCheckpointsInChild(const char** why);
 // Asks for the live file's mappings to be refreshed now (an object was unloaded). Safe to call
 // from a signal handler.
 void liveMappingsChanged();
+
+// Asks for a checkpoint now (PPE_SNAPSHOT_SIGNAL), on the collector thread; nothing when there is
+// no checkpoint job. One already being written is not repeated. Safe to call from a signal handler.
+void requestCheckpoint();
 
 // Stops the checkpoints and waits (at most about 2 s) for one being committed, so that it cannot
 // land after the final profile; from then on the caller owns the output name. Safe to call from a

@@ -2,6 +2,8 @@
 
 #include "ppe/core/env_value.h"
 
+#include <csignal>
+
 namespace ppe {
 
 namespace {
@@ -54,7 +56,58 @@ namespace {
         return SampleMode(mode);
     }
 
+    // The signals a snapshot may be asked with: those a batch system or a user sends on purpose and
+    // that mean nothing else to the collector. The ending signals (TERM, INT, HUP, XCPU, ...) end the
+    // run with its profile already; taking one for a snapshot would stop it ending the program.
+    struct SignalName {
+        const char* name;
+        int number;
+    };
+    constexpr SignalName kSnapshotSignals[]
+        = { { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "URG", SIGURG }, { "WINCH", SIGWINCH }, { "PWR", SIGPWR } };
+
+    bool allowedSnapshotSignal(int number)
+    {
+        for (const SignalName& s : kSnapshotSignals) {
+            if (s.number == number)
+                return true;
+        }
+        return number >= SIGRTMIN && number < SIGRTMAX - 3; // SIGRTMAX-3 samples under posix-timer
+    }
+
+    // "RTMIN+N" (N from 0) or "RTMAX-N" (N from 4: the last four are the collector's and libc's).
+    int realTimeSignal(const char* text)
+    {
+        const bool fromMin = text[0] == 'R' && text[1] == 'T' && text[2] == 'M' && text[3] == 'I' && text[4] == 'N';
+        const bool fromMax = text[0] == 'R' && text[1] == 'T' && text[2] == 'M' && text[3] == 'A' && text[4] == 'X';
+        if (!fromMin && !fromMax)
+            return 0;
+        uint64_t offset = 0;
+        if (text[5] && ((fromMin && text[5] != '+') || (fromMax && text[5] != '-')))
+            return 0;
+        if (text[5] && parseDecimal(text + 6, 0, 64, &offset) != ValueError::None)
+            return 0;
+        return fromMin ? SIGRTMIN + int(offset) : SIGRTMAX - int(offset);
+    }
+
 } // namespace
+
+int parseSnapshotSignal(const char* text)
+{
+    if (text[0] == 'S' && text[1] == 'I' && text[2] == 'G')
+        text += 3;
+    int number = 0;
+    uint64_t value = 0;
+    if (parseDecimal(text, 1, uint64_t(NSIG - 1), &value) == ValueError::None)
+        number = int(value);
+    for (const SignalName& s : kSnapshotSignals) {
+        if (same(text, s.name))
+            number = s.number;
+    }
+    if (!number)
+        number = realTimeSignal(text);
+    return allowedSnapshotSignal(number) ? number : 0;
+}
 
 Config readConfig(LookupFn lookup, WarnFn warn)
 {
@@ -72,6 +125,14 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     config.mode = readMode(lookup, warn);
     config.timer = readTimer(lookup, warn);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
+    if (const char* signal = lookup("PPE_SNAPSHOT_SIGNAL")) {
+        config.snapshotSignal = parseSnapshotSignal(signal);
+        if (!config.snapshotSignal)
+            warn("PPE_SNAPSHOT_SIGNAL", signal,
+                "not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
+                "their numbers)",
+                "no snapshots");
+    }
     readNumber(lookup, warn, "PPE_LAUNCHED", 1, UINT64_MAX, "not launched", &config.launchedPid);
     config.object = lookup("PPE_OBJECT");
     if (config.object && !*config.object) {

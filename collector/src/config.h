@@ -18,6 +18,7 @@ struct Config {
     SampleMode mode = SampleMode::Real; // PPE_MODE
     TimerChoice timer = TimerChoice::Auto; // PPE_TIMER
     uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
+    int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: a checkpoint when this signal arrives, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
     uint64_t launchedPid = 0; // PPE_LAUNCHED: the process `ppe` started (0: not under the launcher)
     bool children = true; // PPE_CHILDREN=0: the programs it runs are not profiled
@@ -26,11 +27,16 @@ struct Config {
     const char* object = nullptr;
 };
 
-// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_OBJECT and the launcher's
-// PPE_LAUNCHED and PPE_CHILDREN through `lookup` (getenv in the
+// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
+// PPE_OBJECT and the launcher's PPE_LAUNCHED and PPE_CHILDREN through `lookup` (getenv in the
 // collector; a table in tests), warning once per bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);
 Config readConfig(LookupFn lookup, WarnFn warn);
+
+// The signal PPE_SNAPSHOT_SIGNAL names ("USR2", "SIGUSR2", "12", "RTMIN+2"), or 0 when it names
+// none the collector can take: only USR1, USR2, URG, WINCH, PWR and the real-time signals below
+// SIGRTMAX-3 (the collector's), never an ending, fault, job-control or sampling signal.
+int parseSnapshotSignal(const char* text);
 
 } // namespace ppe

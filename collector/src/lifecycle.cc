@@ -178,6 +178,9 @@ namespace {
         g_ppe.phase.store(Phase::Ready, std::memory_order_release);
         atexit(onExit);
         pthread_atfork(nullptr, nullptr, onForkChild);
+        // Before the endings: the snapshot signal may be one of them (USR1, USR2).
+        if (g_ppe.config.snapshotSignal && !guardSnapshot(g_ppe.config.snapshotSignal, requestCheckpoint))
+            say({ "PPE_SNAPSHOT_SIGNAL: cannot install its handler; no snapshots" });
         guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
         announce(*live);
         const char* why = nullptr;

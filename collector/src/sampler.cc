@@ -40,6 +40,8 @@ namespace {
         struct sigaction previous[NSIG] { };
         bool installed[NSIG] = {};
         void (*ending)(int signal) = nullptr; // writes the profile before a default-fatal signal kills
+        int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: asks for a snapshot, never ends the program
+        void (*snapshot)() = nullptr;
         std::atomic<bool> running { false };
         std::atomic<bool> armed { false };
         pid_t pid = 0;
@@ -181,12 +183,26 @@ namespace {
         endByDefault(signal, info);
     }
 
+    // The snapshot signal asks for a snapshot, then goes to the program's handler if it has one; its
+    // default action (ending the program) is what the user asked the collector to replace.
+    void takeSnapshotSignal(int signal, siginfo_t* info, void* context)
+    {
+        g_sampler.snapshot();
+        const struct sigaction& previous = g_sampler.previous[signal];
+        const bool programHandles
+            = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
+        if (programHandles)
+            passOn(signal, info, context);
+    }
+
     void onSignal(int signal, siginfo_t* info, void* context)
     {
         const int savedErrno = errno;
         const State& s = g_sampler;
         const Origin origin = originOf(signal, info);
-        if (origin == Origin::Foreign) {
+        if (origin == Origin::Foreign && signal == s.snapshotSignal && s.snapshot) {
+            takeSnapshotSignal(signal, info, context);
+        } else if (origin == Origin::Foreign) {
             passOn(signal, info, context);
         } else if (s.running.load(std::memory_order_relaxed)) {
             uint64_t weight = 1;
@@ -395,6 +411,20 @@ int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* 
     if (old)
         *old = was;
     return 0;
+}
+
+bool guardSnapshot(int signal, void (*snapshot)())
+{
+    State& s = g_sampler;
+    if (!s.installed[signal]) {
+        const struct sigaction action = collectorAction(SA_RESTART);
+        if (__sigaction(signal, &action, &s.previous[signal]) != 0)
+            return false;
+        s.installed[signal] = true;
+    }
+    s.snapshot = snapshot;
+    s.snapshotSignal = signal;
+    return true;
 }
 
 void guardEndings(const int* signals, int count, void (*ending)(int signal))

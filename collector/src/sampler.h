@@ -64,6 +64,11 @@ void disarmSampler();
 // guardedSigaction) and runs instead. Not signal-safe.
 void guardEndings(const int* signals, int count, void (*ending)(int signal));
 
+// Takes `signal` (PPE_SNAPSHOT_SIGNAL): `snapshot` runs when it arrives, then the program's own
+// handler if it installs one (recorded as for guardedSigaction); its default action, ending the
+// program, does not happen. Returns false when the handler cannot be installed. Not signal-safe.
+bool guardSnapshot(int signal, void (*snapshot)());
+
 // The program is taking ITIMER_PROF for itself: when the collector samples with it, it stops
 // (saying so once) and leaves the timer and SIGPROF to the program. Signal-safe.
 void yieldProfTimer();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -203,6 +204,37 @@ namespace {
             expectOneWarning("PPE_CHECKPOINT", bad, "no checkpoints");
         expectOneWarning("PPE_CHECKPOINT", { "0", ValueError::Zero }, "no checkpoints");
         expectOneWarning("PPE_CHECKPOINT", { "31536001", ValueError::TooLarge }, "no checkpoints");
+    }
+
+    TEST(ReadConfig, SnapshotSignalByNameOrNumber)
+    {
+        const struct {
+            const char* value;
+            int signal;
+        } kGood[] = { { "USR2", SIGUSR2 }, { "SIGUSR2", SIGUSR2 }, { "USR1", SIGUSR1 }, { "10", SIGUSR1 },
+            { "WINCH", SIGWINCH }, { "RTMIN", SIGRTMIN }, { "RTMIN+2", SIGRTMIN + 2 }, { "SIGRTMAX-4", SIGRTMAX - 4 } };
+        for (const auto& good : kGood) {
+            SCOPED_TRACE(good.value);
+            EXPECT_EQ(
+                readWith({ { "PPE_ON", "1" }, { "PPE_SNAPSHOT_SIGNAL", good.value } }).snapshotSignal, good.signal);
+            EXPECT_TRUE(g_warnings.empty());
+        }
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" } }).snapshotSignal, 0);
+    }
+
+    // The ending, fault, job-control and sampling signals are refused: each would change what the
+    // program or the collector does with it.
+    TEST(ReadConfig, SnapshotSignalRefusesSignalsWithAnotherJob)
+    {
+        for (const char* value :
+            { "", "TERM", "SIGTERM", "INT", "HUP", "KILL", "9", "STOP", "SEGV", "11", "TRAP", "5", "PROF", "27", "CHLD",
+                "CONT", "RTMAX-3", "RTMAX", "RTMIN+99", "RTMIN-1", "usr2", "USR2 ", "0", "65" }) {
+            SCOPED_TRACE(std::string("PPE_SNAPSHOT_SIGNAL=\"") + value + "\"");
+            EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_SNAPSHOT_SIGNAL", value } }).snapshotSignal, 0);
+            ASSERT_EQ(g_warnings.size(), 1u);
+            EXPECT_EQ(g_warnings[0].name, "PPE_SNAPSHOT_SIGNAL");
+            EXPECT_EQ(g_warnings[0].kept, "no snapshots");
+        }
     }
 
     TEST(ReadConfig, TimerChoices)

@@ -1,0 +1,144 @@
+#include "batch_support.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace ppe::testing {
+
+namespace {
+
+    const std::string kConf = std::string(PPE_SLURM_DIR) + "/slurm.conf";
+
+    void pause() { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+
+    bool ended(const std::string& state)
+    {
+        for (const char* s : { "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED",
+                 "BOOT_FAIL", "DEADLINE" }) {
+            if (state == s)
+                return true;
+        }
+        return false;
+    }
+
+} // namespace
+
+std::string slurmSkipReason()
+{
+    const std::string skip = readFile(std::string(PPE_SLURM_DIR) + "/skip");
+    if (!skip.empty())
+        return "the one-node Slurm did not start: " + skip;
+    if (!fileExists(kConf))
+        return "the one-node Slurm is not running (ctest starts it as the fixture slurm_cluster; by hand: "
+               "test/slurm/cluster.sh start " PPE_SLURM_DIR ")";
+    return "";
+}
+
+RunResult runSlurm(std::vector<std::string> argv, const std::vector<EnvChange>& env)
+{
+    std::vector<EnvChange> all = env;
+    all.push_back({ "SLURM_CONF", kConf });
+    return runProgram(argv, all);
+}
+
+std::string submitJob(const std::vector<std::string>& options, const std::vector<std::string>& argv,
+    const std::string& outputFile, const std::vector<EnvChange>& env)
+{
+    std::vector<std::string> command { "sbatch", "--parsable", "-o", outputFile };
+    command.insert(command.end(), options.begin(), options.end());
+    std::string wrapped = "exec";
+    for (const std::string& a : argv)
+        wrapped += " '" + a + "'";
+    command.push_back("--wrap=" + wrapped);
+    const RunResult r = runSlurm(command, env);
+    EXPECT_TRUE(r.exited && r.status == 0) << "sbatch refused the job: " << r.err;
+    if (!r.exited || r.status != 0)
+        return "";
+    return r.out.substr(0, r.out.find_first_of(";\n"));
+}
+
+std::string jobState(const std::string& jobId)
+{
+    const RunResult r = runSlurm({ "scontrol", "show", "job", "-o", jobId });
+    const size_t at = r.out.find("JobState=");
+    if (at == std::string::npos)
+        return "";
+    const size_t start = at + 9;
+    return r.out.substr(start, r.out.find(' ', start) - start);
+}
+
+std::string waitForJobEnd(const std::string& jobId, double seconds)
+{
+    std::string state;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+        state = jobState(jobId);
+        if (ended(state))
+            return state;
+        pause();
+    }
+    return state;
+}
+
+int waitForWorking(const std::string& outputFile, double seconds)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::istringstream lines(readFile(outputFile));
+        std::string word;
+        int pid = 0;
+        while (lines >> word) {
+            if (word == "working" && lines >> pid)
+                return pid;
+        }
+        pause();
+    }
+    return 0;
+}
+
+double processCpuSeconds(int pid)
+{
+    const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos)
+        return -1;
+    std::istringstream fields(stat.substr(paren + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+        if (i == 14)
+            utime = std::stoull(field);
+        if (i == 15)
+            stime = std::stoull(field);
+    }
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+bool CpuWatch::poll()
+{
+    const double now = processCpuSeconds(m_pid);
+    if (now < 0)
+        return false;
+    m_last = now;
+    return true;
+}
+
+void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double slackSeconds)
+{
+    const double profiled = profile.cpuUser + profile.cpuSystem;
+    EXPECT_NEAR(profiled, cpuSeconds, slackSeconds + 0.1 * cpuSeconds)
+        << "the profile's CPU time is not the process's as /proc showed it";
+    // perf-task-clock samples at the asked rate of CPU time; the itimer-prof fallback (perf events
+    // refused) only on the scheduler tick, so there the achieved rate is the measure.
+    const double rate = profile.mechanism == "perf-task-clock" ? profile.requestedRate : profile.achievedRate;
+    const double expected = cpuSeconds * rate;
+    EXPECT_NEAR(double(profile.total), expected, slackSeconds * rate + 0.1 * expected)
+        << profile.mechanism << " at " << rate << " Hz over " << cpuSeconds << " s of CPU";
+}
+
+} // namespace ppe::testing

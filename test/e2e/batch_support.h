@@ -1,0 +1,65 @@
+// What the batch tests share: the one-node Slurm of test/slurm/cluster.sh (a CTest fixture), its
+// jobs, the CPU time of a running job read from /proc, and the check that a profile's samples match
+// that CPU time.
+#pragma once
+
+#include "run_program.h"
+
+#include "ppe/profile/profile.h"
+
+#include <string>
+#include <vector>
+
+namespace ppe::testing {
+
+// Why the Slurm fixture is not there ("" when it is): its own reason (not root, no slurm-wlm), or
+// that the tests were not run through ctest, which starts it.
+std::string slurmSkipReason();
+
+// Runs a Slurm command (srun, sbatch, scancel, scontrol) against the fixture's cluster.
+RunResult runSlurm(std::vector<std::string> argv, const std::vector<EnvChange>& env = {});
+
+// Submits `argv` as a batch job (sbatch --parsable with `options`, its output to `outputFile`) and
+// returns the job id; "" (and a failure) when sbatch refuses it.
+std::string submitJob(const std::vector<std::string>& options, const std::vector<std::string>& argv,
+    const std::string& outputFile, const std::vector<EnvChange>& env = {});
+
+// The job's state as scontrol shows it (RUNNING, COMPLETED, TIMEOUT, CANCELLED, FAILED,
+// OUT_OF_MEMORY, ...), "" when it is unknown.
+std::string jobState(const std::string& jobId);
+
+// Waits until the job has ended (at most `seconds`), returning its last state.
+std::string waitForJobEnd(const std::string& jobId, double seconds);
+
+// The pid from the "working PID" line batch_job prints into `outputFile`, 0 when it has not
+// appeared within `seconds` (or the job ended first).
+int waitForWorking(const std::string& outputFile, double seconds);
+
+// The CPU time (user + system, seconds) of a running process from /proc/PID/stat; -1 once it has
+// gone.
+double processCpuSeconds(int pid);
+
+// Polls a process's CPU time until it ends: the last reading is how much CPU it had used, at most
+// one poll before its end.
+class CpuWatch {
+public:
+    explicit CpuWatch(int pid)
+        : m_pid(pid)
+    {
+    }
+    // Reads it again; false once the process has gone.
+    bool poll();
+    double lastSeconds() const { return m_last; }
+
+private:
+    int m_pid;
+    double m_last = 0;
+};
+
+// The profile's samples stand for `cpuSeconds` of CPU time, the time its process used as read from
+// /proc (within `slackSeconds` more or less: the interval between the last reading and the end, or
+// a checkpoint's age): its own CPU time agrees, and with perf-task-clock so does its sample count
+// at the asked rate.
+void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double slackSeconds);
+
+} // namespace ppe::testing

@@ -1,0 +1,207 @@
+// The endings a batch scheduler deals out, under a real one-node Slurm (test/slurm/cluster.sh): the
+// time limit, scancel, a signal the program handles itself, SIGKILL, the memory limit. Every test
+// checks the profile's samples against the CPU time the job used, read from /proc while it ran.
+#include "batch_support.h"
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include "ppe/profile/live_recovery.h"
+#include "ppe/profile/profile_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <unistd.h>
+
+namespace ppe::testing {
+namespace {
+
+    class SlurmTest : public ::testing::Test {
+    protected:
+        void SetUp() override
+        {
+            const std::string why = slurmSkipReason();
+            if (!why.empty())
+                GTEST_SKIP() << why;
+        }
+
+        // The job's CPU time until it ends (polled every 50 ms), and the last checkpoint seen in
+        // `profile` meanwhile with the CPU time when it appeared.
+        struct Watched {
+            double cpu = 0;
+            std::optional<Profile> checkpoint;
+            double cpuAtCheckpoint = 0;
+        };
+
+        Watched watch(int pid, const std::string& profile, double seconds)
+        {
+            Watched w;
+            CpuWatch cpu(pid);
+            for (int polls = 0; polls < int(seconds * 20) && cpu.poll(); ++polls) {
+                // A new checkpoint, first seen now: it is at most one poll old.
+                auto p = readProfile(profile);
+                if (p && p->status == ProfileStatus::Checkpoint && (!w.checkpoint || w.checkpoint->total != p->total)) {
+                    w.checkpoint = *p;
+                    w.cpuAtCheckpoint = cpu.lastSeconds();
+                }
+                usleep(50000);
+            }
+            w.cpu = cpu.lastSeconds();
+            return w;
+        }
+
+        // The job's pid once it works, and its CPU time once it has used `cpuSeconds`.
+        int startedJob(const std::string& output, double cpuSeconds)
+        {
+            const int pid = waitForWorking(output, 60);
+            EXPECT_GT(pid, 0) << "the job did not start: " << readFile(output);
+            while (pid > 0 && processCpuSeconds(pid) >= 0 && processCpuSeconds(pid) < cpuSeconds)
+                usleep(20000);
+            return pid;
+        }
+
+        Profile profileAt(const std::string& path)
+        {
+            auto p = readProfile(path);
+            EXPECT_TRUE(p) << p.error().str();
+            return p ? *p : Profile {};
+        }
+
+        TempDir m_dir;
+    };
+
+    // `sbatch -t 1`: Slurm ends the job at its limit with SIGTERM; the profile is complete and says
+    // so. `--signal=B:USR2@40` asks for a snapshot before that, and the job carries on.
+    TEST_F(SlurmTest, TimeLimitEndsTheJobWithACompleteProfileAfterASnapshotOnWarning)
+    {
+        const std::string out = m_dir.file("limit.ppe");
+        const std::string log = m_dir.file("limit.out");
+        const std::string id = submitJob({ "-t", "1", "--signal=B:USR2@40" }, { PPE_BATCH_JOB, "0" }, log,
+            { { "PPE_ON", "1" }, { "PPE_OUT", out }, { "PPE_SNAPSHOT_SIGNAL", "USR2" } });
+        ASSERT_FALSE(id.empty());
+        const int pid = startedJob(log, 0);
+        ASSERT_GT(pid, 0);
+        const Watched w = watch(pid, out, 200);
+        EXPECT_EQ(waitForJobEnd(id, 60), "TIMEOUT");
+        ASSERT_TRUE(w.checkpoint) << "no snapshot on the warning signal before the time limit";
+        expectSamplesMatchCpu(*w.checkpoint, w.cpuAtCheckpoint, 1.0);
+        const Profile p = profileAt(out);
+        EXPECT_EQ(p.status, ProfileStatus::Complete);
+        EXPECT_EQ(p.endReason, "signal 15");
+        EXPECT_GT(p.total, w.checkpoint->total);
+        expectSamplesMatchCpu(p, w.cpu, 0.2);
+    }
+
+    TEST_F(SlurmTest, ScancelEndsTheJobWithItsProfile)
+    {
+        const std::string out = m_dir.file("cancelled.ppe");
+        const std::string log = m_dir.file("cancelled.out");
+        const std::string id
+            = submitJob({}, { PPE_LAUNCHER, "-o", out, PPE_BATCH_JOB_PLAIN, "0" }, log, { { "PPE_ON", "", true } });
+        ASSERT_FALSE(id.empty());
+        const int pid = startedJob(log, 1.0);
+        ASSERT_GT(pid, 0);
+        runSlurm({ "scancel", id });
+        const Watched w = watch(pid, out, 30);
+        EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
+        const Profile p = profileAt(out);
+        EXPECT_EQ(p.status, ProfileStatus::Complete);
+        EXPECT_EQ(p.endReason, "signal 15");
+        expectSamplesMatchCpu(p, w.cpu, 0.2);
+    }
+
+    // `scancel --signal=USR1`: a program that handles USR1 carries on and ends by itself; one that
+    // does not is ended by it, as without the collector, and its profile says so.
+    TEST_F(SlurmTest, Usr1FromScancelIsTheProgramsToHandle)
+    {
+        const std::string handled = m_dir.file("handled.ppe");
+        const std::string handledLog = m_dir.file("handled.out");
+        const std::string plain = m_dir.file("plain.ppe");
+        const std::string plainLog = m_dir.file("plain.out");
+        const std::string a = submitJob(
+            {}, { PPE_BATCH_JOB, "2", "own-usr1" }, handledLog, { { "PPE_ON", "1" }, { "PPE_OUT", handled } });
+        ASSERT_FALSE(a.empty());
+        const std::string b
+            = submitJob({}, { PPE_BATCH_JOB, "0" }, plainLog, { { "PPE_ON", "1" }, { "PPE_OUT", plain } });
+        ASSERT_FALSE(b.empty());
+        const int handledPid = startedJob(handledLog, 0.5);
+        const int plainPid = startedJob(plainLog, 0.5);
+        ASSERT_GT(handledPid, 0);
+        ASSERT_GT(plainPid, 0);
+        runSlurm({ "scancel", "--signal=USR1", "--batch", a });
+        runSlurm({ "scancel", "--signal=USR1", "--batch", b });
+        const Watched plainRun = watch(plainPid, plain, 30);
+        EXPECT_EQ(waitForJobEnd(a, 60), "COMPLETED");
+        EXPECT_EQ(waitForJobEnd(b, 60), "FAILED");
+        const std::string said = readFile(handledLog);
+        EXPECT_NE(said.find("usr1 1"), std::string::npos) << said;
+        const size_t cpu = said.find("cpu ");
+        ASSERT_NE(cpu, std::string::npos) << said;
+        const Profile h = profileAt(handled);
+        EXPECT_EQ(h.endReason, "exit");
+        expectSamplesMatchCpu(h, std::stod(said.substr(cpu + 4)), 0.1);
+        const Profile p = profileAt(plain);
+        EXPECT_EQ(p.status, ProfileStatus::Complete);
+        EXPECT_EQ(p.endReason, "signal 10");
+        expectSamplesMatchCpu(p, plainRun.cpu, 0.2);
+    }
+
+    // The recovered live file of a killed job.
+    Profile recovered(const std::string& out, int pid)
+    {
+        const std::string live = out + "." + std::to_string(pid) + ".live";
+        EXPECT_TRUE(fileExists(live)) << "no live file " << live;
+        const std::string rescued = out + ".recovered.ppe";
+        const RunResult r = runProgram({ PPE_LAUNCHER, "--recover", live, "-o", rescued });
+        EXPECT_TRUE(r.exited && r.status == 0) << r.err;
+        auto p = readProfile(rescued);
+        EXPECT_TRUE(p) << p.error().str();
+        return p ? *p : Profile {};
+    }
+
+    // `scancel --signal=KILL`: nothing runs at the end; the last checkpoint (PPE_CHECKPOINT=1) is on
+    // disk and the live file holds every sample.
+    TEST_F(SlurmTest, KilledOutrightLeavesItsLastCheckpointAndARecoverableLiveFile)
+    {
+        const std::string out = m_dir.file("killed.ppe");
+        const std::string log = m_dir.file("killed.out");
+        const std::string id = submitJob(
+            {}, { PPE_BATCH_JOB, "0" }, log, { { "PPE_ON", "1" }, { "PPE_OUT", out }, { "PPE_CHECKPOINT", "1" } });
+        ASSERT_FALSE(id.empty());
+        const int pid = startedJob(log, 2.5);
+        ASSERT_GT(pid, 0);
+        runSlurm({ "scancel", "--signal=KILL", "--batch", id });
+        const Watched w = watch(pid, out, 30);
+        EXPECT_EQ(waitForJobEnd(id, 60), "FAILED");
+        const Profile checkpoint = profileAt(out);
+        EXPECT_EQ(checkpoint.status, ProfileStatus::Checkpoint);
+        expectSamplesMatchCpu(checkpoint, w.cpu, 1.2); // at most one interval old
+        const Profile rescued = recovered(out, pid);
+        EXPECT_GE(rescued.total, checkpoint.total);
+        expectSamplesMatchCpu(rescued, w.cpu, 0.2);
+    }
+
+    // `sbatch --mem`: a job that outgrows its memory is killed (SIGKILL) by the cgroup's OOM killer;
+    // its live file still holds the profile.
+    TEST_F(SlurmTest, MemoryLimitKillLeavesARecoverableLiveFile)
+    {
+        if (readFile(std::string(PPE_SLURM_DIR) + "/features").find("memory-cgroup") == std::string::npos)
+            GTEST_SKIP() << "no writable memory cgroup here: the one-node Slurm enforces no memory limit";
+        const std::string out = m_dir.file("oom.ppe");
+        const std::string log = m_dir.file("oom.out");
+        const std::string id = submitJob(
+            { "--mem=120M" }, { PPE_BATCH_JOB, "0", "memory", "25" }, log, { { "PPE_ON", "1" }, { "PPE_OUT", out } });
+        ASSERT_FALSE(id.empty());
+        const int pid = startedJob(log, 0);
+        ASSERT_GT(pid, 0);
+        const Watched w = watch(pid, out, 120);
+        EXPECT_EQ(waitForJobEnd(id, 60), "OUT_OF_MEMORY");
+        EXPECT_FALSE(fileExists(out)) << "a profile from a process killed by SIGKILL?";
+        const Profile rescued = recovered(out, pid);
+        EXPECT_GT(w.cpu, 1.0) << "killed before it had worked";
+        expectSamplesMatchCpu(rescued, w.cpu, 0.2);
+    }
+
+} // namespace
+} // namespace ppe::testing
