@@ -242,8 +242,8 @@ namespace {
     void addOnce(Messages& messages, const Messages& more)
     {
         for (const Message& m : more) {
-            const bool seen = std::any_of(
-                messages.begin(), messages.end(), [&](const Message& o) { return o.text == m.text; });
+            const bool seen
+                = std::any_of(messages.begin(), messages.end(), [&](const Message& o) { return o.text == m.text; });
             if (!seen)
                 messages.push_back(m);
         }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -41,9 +42,8 @@ namespace {
             std::smatch m;
             if (!std::regex_match(line, m, row))
                 continue;
-            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]),
-                std::stod(m[6]), std::stod(m[7]), std::stod(m[8]), std::stod(m[9]), std::stod(m[10]),
-                m[11] == "significant" });
+            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]), std::stod(m[6]),
+                std::stod(m[7]), std::stod(m[8]), std::stod(m[9]), std::stod(m[10]), m[11] == "significant" });
         }
         return rows;
     }
@@ -57,12 +57,20 @@ namespace {
         return nullptr;
     }
 
-    // Runs `program` under the collector in CPU mode into dir/NAME.ppe.
-    std::string profileOf(const TempDir& dir, const std::string& program, const std::string& name)
+    // A build of the example as a user's rebuild is: dir/BUILD/diff_work, whichever target made it.
+    std::string installed(const TempDir& dir, const std::string& target, const std::string& build)
+    {
+        std::filesystem::create_directories(dir.file(build));
+        const std::string exe = dir.file(build + "/diff_work");
+        std::filesystem::copy_file(kExamples + "/" + target, exe, std::filesystem::copy_options::overwrite_existing);
+        return exe;
+    }
+
+    // Runs `exe` under the collector in CPU mode into dir/NAME.ppe.
+    std::string profileOf(const TempDir& dir, const std::string& exe, const std::string& name)
     {
         const std::string ppe = dir.file(name + ".ppe");
-        const RunResult run
-            = runProgram({ kExamples + "/" + program }, { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", ppe } });
+        const RunResult run = runProgram({ exe }, { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", ppe } });
         EXPECT_EQ(run.status, 0) << run.err;
         return ppe;
     }
@@ -82,15 +90,18 @@ namespace {
             // The tick-bound fallback takes 250 samples a CPU second, too few for the test's power.
             if (!perfEventsAvailable())
                 GTEST_SKIP() << "perf task-clock events unavailable: the 250 Hz fallback gives too few samples";
+            base = installed(dir, "diff_work", "base");
+            slow = installed(dir, "diff_work_slow", "slow");
         }
         TempDir dir;
+        std::string base, slow; // two builds of diff_work, the second with south() slowed
     };
 
     TEST_F(DiffTest, TwoRunsOfOneBuildDifferNowhereAndASlowedFunctionIsTheOnlyOneFlagged)
     {
-        const std::string first = profileOf(dir, "diff_work", "first");
-        const std::string second = profileOf(dir, "diff_work", "second");
-        const std::string slowed = profileOf(dir, "diff_work_slow", "slowed");
+        const std::string first = profileOf(dir, base, "first");
+        const std::string second = profileOf(dir, base, "second");
+        const std::string slowed = profileOf(dir, slow, "slowed");
         const RunResult same = runProgram({ PPEOUT, "--diff", first, second, "-" });
         ASSERT_EQ(same.status, 0) << same.err;
         for (const char* table : { "COMPARISON BY MODULE", "COMPARISON BY FUNCTION" }) {
@@ -122,8 +133,8 @@ namespace {
 
     TEST_F(DiffTest, WithTheMapOfEachBuild)
     {
-        const std::string first = profileOf(dir, "diff_work", "first");
-        const std::string slowed = profileOf(dir, "diff_work_slow", "slowed");
+        const std::string first = profileOf(dir, base, "first");
+        const std::string slowed = profileOf(dir, slow, "slowed");
         const RunResult diff = runProgram({ PPEOUT, "--by", "function", "--diff", first, "--base-map",
             kExamples + "/diff_work.map", kExamples + "/diff_work_slow.map", slowed, dir.file("diff.txt") });
         ASSERT_EQ(diff.status, 0) << diff.err;
@@ -138,7 +149,7 @@ namespace {
 
     TEST_F(DiffTest, BadBaseProfilesAreOneLineErrorsNamingTheFile)
     {
-        const std::string run = profileOf(dir, "diff_work", "run");
+        const std::string run = profileOf(dir, base, "run");
         std::ofstream(dir.file("notes.txt")) << "not a profile\n";
         for (const std::string& bad : { dir.file("missing.ppe"), dir.file("notes.txt") }) {
             const RunResult r = runProgram({ PPEOUT, "--diff", bad, run, "-" });
@@ -155,7 +166,7 @@ namespace {
 
     TEST_F(DiffTest, ProfilesOfDifferentProgramsAreComparedWithAWarning)
     {
-        const std::string work = profileOf(dir, "diff_work", "work");
+        const std::string work = profileOf(dir, base, "work");
         const RunResult simp = runProgram({ kExamples + "/simp", "1000003" },
             { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.file("simp.ppe") } });
         ASSERT_EQ(simp.status, 0) << simp.err;

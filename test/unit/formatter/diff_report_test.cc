@@ -134,8 +134,8 @@ namespace {
     {
         const std::vector<CodeModule> modules { function("helper", "one.c", 0x1000, 0x1100),
             function("helper", "two.c", 0x1100, 0x1200), function("main", "one.c", 0x1200, 0x1300) };
-        const DiffTable t = diffTable(reportOf(modules, { 100, 300, 50 }), reportOf(modules, { 100, 600, 50 }),
-            ModuleKind::Function);
+        const DiffTable t
+            = diffTable(reportOf(modules, { 100, 300, 50 }), reportOf(modules, { 100, 600, 50 }), ModuleKind::Function);
         ASSERT_EQ(t.rows.size(), 3u);
         EXPECT_EQ(rowNamed(t, "helper (one.c)").base.hits, 100);
         EXPECT_EQ(rowNamed(t, "helper (one.c)").changed.hits, 100);
