@@ -70,6 +70,7 @@ void usage(const po::options_description& options)
     fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]\n"
                "       ppeout [options] PPE_FILE [OUTPUT]   (modules and lines from the executable's DWARF;\n"
                "                                            no OUTPUT: standard output)\n"
+               "       ppeout [options] --diff BASE_PPE [--base-map MAP] [MAP_FILE] PPE_FILE [OUTPUT]\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
                "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
