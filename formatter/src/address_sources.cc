@@ -184,7 +184,8 @@ std::vector<CodeModule> modulesFromMap(const mapparse::LinkMap& map, std::vector
             const std::string function = oneModule ? "" : functionOfSection(s.name);
             CodeModule& owner = function.empty()
                 ? unit
-                : functions.try_emplace(function, CodeModule { demangledName(function), {}, -1, false }).first->second;
+                : functions.try_emplace(function, CodeModule { demangledName(function), {}, -1, false, m.name })
+                      .first->second;
             addRange(owner, s.address, s.end());
         }
         if (!unit.ranges.empty()) {

@@ -98,7 +98,7 @@ namespace {
             const double error = splitHits[m] > 0 ? splitErrorPercent(hits[m], splitHits[m], n) : share.error;
             rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, error, 0, modules[m].address(),
                 modules[m].size(), all > 0 ? 100.0 * hits[m] / all : 0, splitHits[m],
-                std::max<size_t>(1, modules[m].ranges.size()) });
+                std::max<size_t>(1, modules[m].ranges.size()), !modules[m].wholeFile, modules[m].unit });
         }
         std::stable_sort(rows.begin(), rows.end(), [](const ModuleRow& a, const ModuleRow& b) {
             return a.hits != b.hits ? a.hits > b.hits : a.address < b.address;

@@ -140,8 +140,8 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
     out.tables = unitTables(info, index);
     for (const di::CompileUnit& u : info.units)
         out.baseDirs.push_back({ u.compDir });
+    const std::vector<std::string> names = unitNames(info);
     if (kind == ModuleKind::Unit) {
-        const std::vector<std::string> names = unitNames(info);
         for (size_t u = 0; u < info.units.size(); ++u) {
             CodeModule m { names[u], rangesOf(info.units[u].ranges), int(u), true };
             if (!m.ranges.empty())
@@ -155,7 +155,7 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
         const int unit = f.unit >= 0 ? f.unit : index.at(ranges.front().start);
         if (kind == ModuleKind::Unit && unit >= 0)
             continue; // its unit is the module
-        out.modules.push_back(CodeModule { f.name, ranges, unit, false });
+        out.modules.push_back(CodeModule { f.name, ranges, unit, false, unit >= 0 ? names[size_t(unit)] : "" });
     }
     return out;
 }
@@ -238,7 +238,8 @@ void splitUnitsByFunctions(
             if (ranges.empty())
                 continue;
             taken.insert(taken.end(), ranges.begin(), ranges.end());
-            split.push_back(CodeModule { fmt::format("{} ({})", f.name, unit.name), std::move(ranges), -1, false });
+            split.push_back(
+                CodeModule { fmt::format("{} ({})", f.name, unit.name), std::move(ranges), -1, false, unit.name });
             splitUnitOf.push_back(unitOf[m]);
         }
         std::sort(

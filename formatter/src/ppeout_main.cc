@@ -2,12 +2,15 @@
 // executable's DWARF and symbols alone.
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
 //   ppeout [options] PPE_FILE OUTPUT
+//   ppeout --diff BASE_PPE [--base-map MAP] [--base-exe PROG] [options] [MAP_FILE] PPE_FILE [OUTPUT]
 // Options -> a ReportRequest -> makeReport (make_report.h) -> the report model -> a renderer
 // (text). Inputs are only read; the output never overwrites a file (the old one is kept as
 // OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
+#include "ppe/formatter/diff_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
+#include "ppe/formatter/text_diff.h"
 #include "ppe/formatter/text_report.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -48,6 +51,7 @@ struct Options {
     std::string by = "unit";
     unsigned barWidth = 40;
     std::vector<std::string> args;
+    std::string diff, baseMap, baseExe; // --diff: the base profile and its own sources
 };
 
 void writeOutput(const std::string& path, const std::string& text)
@@ -66,6 +70,7 @@ void usage(const po::options_description& options)
     fmt::print("usage: ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]\n"
                "       ppeout [options] PPE_FILE [OUTPUT]   (modules and lines from the executable's DWARF;\n"
                "                                            no OUTPUT: standard output)\n"
+               "       ppeout [options] --diff BASE_PPE [--base-map MAP] [MAP_FILE] PPE_FILE [OUTPUT]\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
                "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
@@ -77,7 +82,11 @@ void usage(const po::options_description& options)
                "profile's) gives compile units or functions (--by) and source lines from DWARF; with a map,\n"
                "its DWARF gives lines to the modules no listing covers. Shared objects that took samples are\n"
                "listed with their busiest functions from their symbol tables; those over the line threshold\n"
-               "(or named by --object-lines) that have DWARF get their own units and program text too.\n\n");
+               "(or named by --object-lines) that have DWARF get their own units and program text too.\n"
+               "With --diff BASE_PPE, the report compares BASE_PPE (formatted with --base-map/--base-exe, or\n"
+               "with the same map and executable when it is a profile of the same build, else its image's\n"
+               "DWARF) with PPE_FILE: rows matched by name, the change of each row's share and time, and\n"
+               "whether it is significant (z-tests, Holm's correction, family-wise error 5%).\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
@@ -115,6 +124,11 @@ po::options_description describe(Options& o)
         "format a profile with an executable of another build (the report may be wrong)");
     add("ignore-map-mismatch", po::bool_switch(&r.ignoreMapMismatch),
         "format with a map that does not fit the profile (of another program or build; the report may be wrong)");
+    add("diff", po::value(&o.diff),
+        "compare with this base profile (of the same build or another build of the program): per module and "
+        "function, the change of share and time and whether it is significant");
+    add("base-map", po::value(&o.baseMap), "--diff: the linker map of the base profile's build");
+    add("base-exe", po::value(&o.baseExe), "--diff: the executable the base profile is of");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -130,6 +144,8 @@ void checkValues(const Options& o)
         fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", r.objectThreshold));
     if (o.barWidth < 1 || o.barWidth > 1000)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
+    if (o.diff.empty() && (!o.baseMap.empty() || !o.baseExe.empty()))
+        fail("--base-map and --base-exe are for the base profile of --diff BASE_PPE");
     if (o.by != "unit" && o.by != "function")
         fail(fmt::format("--by {}: expected unit or function", o.by));
 }
@@ -154,6 +170,8 @@ void takeArguments(Options& o)
     r.listings.assign(args.begin() + long(named), args.end());
     r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
+        fail(o.output + ": the output would replace an input");
+    if (!o.diff.empty() && (pf::sameFile(o.output, o.diff) || pf::sameFile(o.output, o.baseMap)))
         fail(o.output + ": the output would replace an input");
     if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
@@ -201,6 +219,25 @@ std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
     return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
 }
 
+// `--diff BASE`: the base's request is the changed side's with its own profile and sources.
+int diffMain(const Options& o)
+{
+    pf::ReportRequest base = o.request;
+    base.profiles = { o.diff };
+    base.map = o.baseMap;
+    base.exe = o.baseExe;
+    base.listings.clear();
+    pf::Messages messages;
+    const ppe::Result<pf::DiffReport> diff = pf::makeDiffReport(base, o.request, messages);
+    print(messages);
+    if (!diff)
+        fail(diff.error().str());
+    for (const std::string& w : diff->warnings)
+        warn(w);
+    writeOutput(o.output, pf::renderTextDiff(*diff));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -208,6 +245,8 @@ int main(int argc, char** argv)
     const std::optional<Options> options = parseOptions(argc, argv);
     if (!options)
         return 0;
+    if (!options->diff.empty())
+        return diffMain(*options);
     pf::Messages messages;
     const ppe::Result<pf::Report> report = pf::makeReport(options->request, messages);
     print(messages);

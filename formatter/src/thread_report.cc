@@ -55,16 +55,14 @@ namespace {
         return nullptr;
     }
 
-    // The running time one sample stands for: the active CPU time over the samples where a CPU-time
-    // mechanism measured it (a tick-bound fallback takes fewer samples than asked), else the interval.
-    double secondsPerSample(const Profile& p)
-    {
-        if (!countsTimerTicks(p.mechanism.c_str()) && p.activeTime > 0 && p.total > 0)
-            return p.activeTime / double(p.total);
-        return double(p.interval) * 1e-7;
-    }
-
 } // namespace
+
+double secondsPerSample(const Profile& p)
+{
+    if (!countsTimerTicks(p.mechanism.c_str()) && p.activeTime > 0 && p.total > 0)
+        return p.activeTime / double(p.total);
+    return double(p.interval) * 1e-7;
+}
 
 std::string syscallName(const std::string& arch, int64_t number)
 {

@@ -49,6 +49,9 @@ struct CodeModule {
     int lineTable = -1; // index into the module's line tables, -1 when none
     // A compilation unit lists its whole source file; a function only its own lines.
     bool wholeFile = true;
+    // A function's compilation unit (its name as the unit modules have it), "" when none is known:
+    // `ppeout --diff` tells same-named static functions of two units apart by it.
+    std::string unit = {};
     uint64_t address() const { return ranges.empty() ? 0 : ranges.front().start; }
     uint64_t size() const
     {
@@ -101,6 +104,8 @@ struct ModuleRow {
     double percentOfAll = 0; // of all samples (Total count), to compare with perf's shares
     double splitHits = 0; // hits from bins split between it and other modules (by bytes)
     size_t ranges = 1; // address ranges of its code: more than 1 when others' code lies between
+    bool function = false; // a function (CodeModule::wholeFile false), not a compilation unit
+    std::string unit = {}; // a function's compilation unit, "" when unknown (CodeModule::unit)
 };
 
 // One line of a module's program text in the line analysis.

@@ -22,6 +22,10 @@ using PlaceNamer = std::function<std::string(const CodeLocation&)>;
 // Fills report.blocked when the profile sampled blocked threads.
 void addBlockedTime(Report& report, const PlaceNamer& name);
 
+// The running time one sample stands for: the active CPU time over the samples where a CPU-time
+// mechanism measured it (a tick-bound fallback takes fewer samples than asked), else the interval.
+double secondsPerSample(const Profile& profile);
+
 // The name of system call `number` on `arch` (uname -m), or "syscall N".
 std::string syscallName(const std::string& arch, int64_t number);
 

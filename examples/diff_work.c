@@ -1,0 +1,45 @@
+/* Deterministic work in four functions for `ppeout --diff`: each round, north(), east(), south()
+ * and west() run the same loop body n times each (a quarter of the samples each). Built with
+ * -DPPE_SLOW_ONE=1, south() runs it 2n times: the "rebuilt variant whose one function was slowed"
+ * of the diff's end-to-end test.
+ * A call lasts about 5 ms, ten sampling intervals: a call much shorter than the interval, repeated
+ * at a period near it, aliases with the sampler's own period (measured: one function's share off
+ * by 12 % between two runs, far beyond binomial noise). Fifty rounds a second spread whatever the
+ * machine does meanwhile over the four alike. The loop is a multiply-add chain in a register, its
+ * speed independent of where the linker puts it.
+ * Usage: diff_work [ROUNDS [N]] (default 50 rounds of 4000000); exits with status 0. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef PPE_SLOW_ONE
+#define PPE_SLOW_ONE 0
+#endif
+
+volatile unsigned long sink;
+
+static inline __attribute__((always_inline)) void work(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++)
+        x = x * 6364136223846793005ul + i; /* each step waits for the last: no vectorising */
+    sink = x;
+}
+
+__attribute__((noinline)) void north(unsigned long n) { work(n); }
+__attribute__((noinline)) void east(unsigned long n) { work(n); }
+__attribute__((noinline)) void south(unsigned long n) { work(PPE_SLOW_ONE ? 2 * n : n); }
+__attribute__((noinline)) void west(unsigned long n) { work(n); }
+
+int main(int argc, char **argv)
+{
+    const unsigned long rounds = argc > 1 ? strtoul(argv[1], 0, 10) : 50;
+    const unsigned long n = argc > 2 ? strtoul(argv[2], 0, 10) : 4000000;
+    for (unsigned long r = 0; r < rounds; r++) {
+        north(n);
+        east(n);
+        south(n);
+        west(n);
+    }
+    printf("%lu rounds of %lu%s\n", rounds, n, PPE_SLOW_ONE ? " (south slowed 2x)" : "");
+    return 0;
+}

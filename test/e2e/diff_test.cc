@@ -1,0 +1,181 @@
+// `ppeout --diff` on real runs: the example diff_work (four functions of equal, deterministic
+// work) run twice, and its rebuilt variant diff_work_slow (south() does twice the work), all
+// under the real collector in CPU mode, compared by the real ppeout.
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace ppe::testing {
+namespace {
+
+    const std::string kExamples = PPE_EXAMPLES_DIR;
+
+    // A row of a comparison table.
+    struct DiffRow {
+        std::string name;
+        double basePercent = 0, newPercent = 0, deltaPercent = 0, shareZ = 0;
+        double baseSeconds = 0, newSeconds = 0, deltaSeconds = 0, error = 0, timeZ = 0;
+        bool significant = false;
+    };
+
+    // The rows of the table after `title` ("COMPARISON BY FUNCTION") in ppeout's text.
+    std::vector<DiffRow> diffRows(const std::string& text, const std::string& title)
+    {
+        static const std::regex row(R"(^\s*\d+ - (.*?)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+(-?[\d.]+)\s+)"
+                                    R"((-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+) \+-\s+([\d.]+)\s+(-?[\d.]+)\s+\S+\s+)"
+                                    R"((significant|-)(.*)$)");
+        std::vector<DiffRow> rows;
+        const size_t at = text.find(title);
+        if (at == std::string::npos)
+            return rows;
+        std::istringstream in(text.substr(at));
+        std::string line;
+        std::getline(in, line);
+        while (std::getline(in, line) && line.find("PPE - ") == std::string::npos) {
+            std::smatch m;
+            if (!std::regex_match(line, m, row))
+                continue;
+            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]), std::stod(m[6]),
+                std::stod(m[7]), std::stod(m[8]), std::stod(m[9]), std::stod(m[10]), m[11] == "significant" });
+        }
+        return rows;
+    }
+
+    const DiffRow* find(const std::vector<DiffRow>& rows, const std::string& prefix)
+    {
+        for (const DiffRow& r : rows) {
+            if (r.name.starts_with(prefix))
+                return &r;
+        }
+        return nullptr;
+    }
+
+    // A build of the example as a user's rebuild is: dir/BUILD/diff_work, whichever target made it.
+    std::string installed(const TempDir& dir, const std::string& target, const std::string& build)
+    {
+        std::filesystem::create_directories(dir.file(build));
+        const std::string exe = dir.file(build + "/diff_work");
+        std::filesystem::copy_file(kExamples + "/" + target, exe, std::filesystem::copy_options::overwrite_existing);
+        return exe;
+    }
+
+    // Runs `exe` under the collector in CPU mode into dir/NAME.ppe.
+    std::string profileOf(const TempDir& dir, const std::string& exe, const std::string& name)
+    {
+        const std::string ppe = dir.file(name + ".ppe");
+        const RunResult run = runProgram({ exe }, { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", ppe } });
+        EXPECT_EQ(run.status, 0) << run.err;
+        return ppe;
+    }
+
+    std::string significantNames(const std::vector<DiffRow>& rows)
+    {
+        std::string names;
+        for (const DiffRow& r : rows)
+            names += r.significant ? r.name + "; " : "";
+        return names;
+    }
+
+    class DiffTest : public ::testing::Test {
+    protected:
+        void SetUp() override
+        {
+            // The tick-bound fallback takes 250 samples a CPU second, too few for the test's power.
+            if (!perfEventsAvailable())
+                GTEST_SKIP() << "perf task-clock events unavailable: the 250 Hz fallback gives too few samples";
+            base = installed(dir, "diff_work", "base");
+            slow = installed(dir, "diff_work_slow", "slow");
+        }
+        TempDir dir;
+        std::string base, slow; // two builds of diff_work, the second with south() slowed
+    };
+
+    TEST_F(DiffTest, TwoRunsOfOneBuildDifferNowhereAndASlowedFunctionIsTheOnlyOneFlagged)
+    {
+        const std::string first = profileOf(dir, base, "first");
+        const std::string second = profileOf(dir, base, "second");
+        const std::string slowed = profileOf(dir, slow, "slowed");
+        const RunResult same = runProgram({ PPEOUT, "--diff", first, second, "-" });
+        ASSERT_EQ(same.status, 0) << same.err;
+        for (const char* table : { "COMPARISON BY MODULE", "COMPARISON BY FUNCTION" }) {
+            const std::vector<DiffRow> rows = diffRows(same.out, table);
+            ASSERT_FALSE(rows.empty()) << table << "\n" << same.out;
+            EXPECT_EQ(significantNames(rows), "") << same.out;
+        }
+        const std::vector<DiffRow> sameRows = diffRows(same.out, "COMPARISON BY FUNCTION");
+        for (const char* f : { "north", "east", "south", "west" }) {
+            const DiffRow* r = find(sameRows, f);
+            ASSERT_NE(r, nullptr) << f << "\n" << same.out;
+            EXPECT_NEAR(r->basePercent, 25, 5) << f << ": the four do equal work\n" << same.out;
+            EXPECT_GT(r->baseSeconds / r->error, 10) << f << ": too few samples for the test to mean anything";
+        }
+        // Another build: its own DWARF formats it; rows are matched by name.
+        const RunResult diff = runProgram({ PPEOUT, "--diff", first, slowed, "-" });
+        ASSERT_EQ(diff.status, 0) << diff.err;
+        EXPECT_NE(diff.err.find("another build of diff_work"), std::string::npos) << diff.err;
+        const std::vector<DiffRow> rows = diffRows(diff.out, "COMPARISON BY FUNCTION");
+        const DiffRow* south = find(rows, "south");
+        ASSERT_NE(south, nullptr) << diff.out;
+        EXPECT_TRUE(south->significant) << diff.out;
+        EXPECT_NEAR(south->newPercent, 40, 6) << "twice a quarter's work is 2/5 of the whole\n" << diff.out;
+        EXPECT_NEAR(south->newSeconds / south->baseSeconds, 2.0, 0.4) << diff.out;
+        EXPECT_EQ(significantNames(rows), south->name + "; ") << diff.out;
+        for (const char* f : { "north", "east", "west" })
+            EXPECT_LT(find(rows, f)->deltaPercent, 0) << f << ": its share fell (its time did not grow)\n" << diff.out;
+    }
+
+    TEST_F(DiffTest, WithTheMapOfEachBuild)
+    {
+        const std::string first = profileOf(dir, base, "first");
+        const std::string slowed = profileOf(dir, slow, "slowed");
+        const RunResult diff = runProgram({ PPEOUT, "--by", "function", "--diff", first, "--base-map",
+            kExamples + "/diff_work.map", kExamples + "/diff_work_slow.map", slowed, dir.file("diff.txt") });
+        ASSERT_EQ(diff.status, 0) << diff.err;
+        const std::string text = readFile(dir.file("diff.txt"));
+        EXPECT_EQ(text.find("COMPARISON BY MODULE"), std::string::npos) << "--by function: one table";
+        const std::vector<DiffRow> rows = diffRows(text, "COMPARISON BY FUNCTION");
+        const DiffRow* south = find(rows, "south");
+        ASSERT_NE(south, nullptr) << text;
+        EXPECT_TRUE(south->significant) << text;
+        EXPECT_EQ(significantNames(rows), south->name + "; ") << text;
+    }
+
+    TEST_F(DiffTest, BadBaseProfilesAreOneLineErrorsNamingTheFile)
+    {
+        const std::string run = profileOf(dir, base, "run");
+        std::ofstream(dir.file("notes.txt")) << "not a profile\n";
+        for (const std::string& bad : { dir.file("missing.ppe"), dir.file("notes.txt") }) {
+            const RunResult r = runProgram({ PPEOUT, "--diff", bad, run, "-" });
+            EXPECT_EQ(r.status, 1) << bad;
+            EXPECT_EQ(r.out, "") << bad;
+            EXPECT_NE(r.err.find("ppeout: error: " + bad), std::string::npos) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        }
+        const RunResult alone = runProgram({ PPEOUT, "--base-map", kExamples + "/diff_work.map", run, "-" });
+        EXPECT_EQ(alone.status, 1) << alone.err;
+        const RunResult over = runProgram({ PPEOUT, "--diff", run, run, run });
+        EXPECT_EQ(over.status, 1) << "the output would replace an input";
+    }
+
+    TEST_F(DiffTest, ProfilesOfDifferentProgramsAreComparedWithAWarning)
+    {
+        const std::string work = profileOf(dir, base, "work");
+        const RunResult simp = runProgram({ kExamples + "/simp", "1000003" },
+            { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.file("simp.ppe") } });
+        ASSERT_EQ(simp.status, 0) << simp.err;
+        const RunResult r = runProgram({ PPEOUT, "--diff", dir.file("simp.ppe"), work, "-" });
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.err.find("ppeout: warning: " + dir.file("simp.ppe") + ": a profile of"), std::string::npos)
+            << r.err;
+        EXPECT_NE(r.out.find("(no hits in base)"), std::string::npos) << r.out;
+    }
+
+} // namespace
+} // namespace ppe::testing
