@@ -22,6 +22,9 @@ packages=(
   gdbserver qemu-user gcc-12-arc-linux-gnu binutils-arc-linux-gnu libc6-dev-arc-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
+# The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
+# Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.
+[ -n "${PPE_NO_CHROMIUM:-}" ] || packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,6 +6,7 @@
 // (text). Inputs are only read; the output never overwrites a file (the old one is kept as
 // OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
+#include "ppe/formatter/html_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
 #include "ppe/formatter/text_report.h"
@@ -47,6 +48,7 @@ struct Options {
     std::string output;
     std::string by = "unit";
     unsigned barWidth = 40;
+    std::string format = "ppl";
     std::vector<std::string> args;
 };
 
@@ -115,6 +117,10 @@ po::options_description describe(Options& o)
         "format a profile with an executable of another build (the report may be wrong)");
     add("ignore-map-mismatch", po::bool_switch(&r.ignoreMapMismatch),
         "format with a map that does not fit the profile (of another program or build; the report may be wrong)");
+    add("asm", po::bool_switch(&r.instructions),
+        "under each line with hits, its instructions with their hits (from the listing, else the executable "
+        "disassembled: x86-64, AArch64)");
+    add("format,f", po::value(&o.format)->default_value(o.format), "the report's format: ppl (text) or html");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -130,6 +136,8 @@ void checkValues(const Options& o)
         fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", r.objectThreshold));
     if (o.barWidth < 1 || o.barWidth > 1000)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
+    if (o.format != "ppl" && o.format != "html")
+        fail(fmt::format("--format {}: expected ppl or html", o.format));
     if (o.by != "unit" && o.by != "function")
         fail(fmt::format("--by {}: expected unit or function", o.by));
 }
@@ -194,9 +202,11 @@ std::optional<Options> parseOptions(int argc, char** argv)
     return o;
 }
 
-// The renderer the options ask for (only PPE's text layout today).
+// The renderer the options ask for: PPE's text layout, or the HTML page.
 std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
 {
+    if (o.format == "html")
+        return [](const pf::Report& report) { return pf::renderHtmlReport(report); };
     const pf::TextOptions text { o.barWidth };
     return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
 }
