@@ -104,12 +104,13 @@ namespace {
         if (hot.empty())
             return;
         out += "<p class=\"hot\">Busiest lines:";
-        for (size_t i = 0; i < hot.size() && i < 5; ++i)
-            out += fmt::format(" <a href=\"#{}\">{}{}</a> ({} hits)", lineId(id, hot[i].file, hot[i].line),
-                m.files.size() > 1
-                    ? esc(m.files[hot[i].file].name.substr(m.files[hot[i].file].name.rfind('/') + 1)) + ":"
-                    : "",
-                hot[i].line, hitsText(hot[i].hits));
+        for (size_t i = 0; i < hot.size() && i < 5; ++i) {
+            const std::string& file = m.files[hot[i].file].name;
+            const std::string place = m.files.size() > 1 ? esc(file.substr(file.rfind('/') + 1)) + ":" : "";
+            out += fmt::format("{} <a href=\"#{}\">{}{}</a> ({} {})", i ? "," : "",
+                lineId(id, hot[i].file, hot[i].line), place, hot[i].line, hitsText(hot[i].hits),
+                hitsText(hot[i].hits) == "1" ? "hit" : "hits");
+        }
         out += "</p>\n";
     }
 

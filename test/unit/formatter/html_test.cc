@@ -6,6 +6,7 @@
 
 #include "profile_builder.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -49,7 +50,7 @@ namespace {
         t.textPaths = { "/src/k.c" };
         Profile p = profileWith({ { 0x1004, 10 }, { 0x1012, 30 }, { 0x1030, 5 } });
         p.image = "/bin/k";
-        p.command = { "/bin/k", "<arg>" };
+        p.command = { "/bin/k", "a <b>" };
         Report r = buildReport(p, modules);
         analyseLines(r, modules, { t }, { 0 });
         addInstructions(r.lines[0], r.profile, modules[0], t, { { 0x1010, 2, "jmp 0x1010" }, { 0x1012, 14, "x" } });
@@ -70,7 +71,7 @@ namespace {
         EXPECT_NE(page.find("<a href=\"#m0\">k&lt;1&gt;.o</a>"), std::string::npos) << page;
         EXPECT_NE(page.find("<article class=\"module\" id=\"m0\">"), std::string::npos);
         EXPECT_NE(page.find("  return a &lt; 3 &amp;&amp; a &gt; 1;"), std::string::npos);
-        EXPECT_NE(page.find("&#39;&lt;arg&gt;&#39;"), std::string::npos) << "the command line";
+        EXPECT_NE(page.find("/bin/k &#39;a &lt;b&gt;&#39;"), std::string::npos) << "the command line";
         EXPECT_EQ(page.find("k<1>"), std::string::npos);
         // other.o has no line table: a row without a link.
         EXPECT_NE(page.find("<td class=\"name\">other.o</td>"), std::string::npos);

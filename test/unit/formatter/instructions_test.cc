@@ -127,9 +127,9 @@ namespace {
         addInstructions(r.lines.at(0), r.profile, modules[0], twoLines(), kCode);
         const std::string text = renderTextReport(r, TextOptions { 16 });
         // Line 11 (16 hits, the busiest) and its instructions, '=' bars on the lines' scale.
-        EXPECT_NE(text.find("    11       16 XXXXXXXXXXXXXXXX  100.0\n"
-                            "     >        4 ====                          100c  c\n"
-                            "     >       12 ============                  100e  d\n"),
+        EXPECT_NE(text.find("    11       16*XXXXXXXXXXXXXXXX  100.0\n"
+                            "     >        4 ====                           100a  c\n"
+                            "     >       12 ============                   100e  d\n"),
             std::string::npos)
             << text;
         EXPECT_NE(text.find("(and so are the instructions' hits)"), std::string::npos) << text;

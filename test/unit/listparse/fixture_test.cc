@@ -117,8 +117,9 @@ namespace {
             EXPECT_GT(c.size, 0u);
             EXPECT_FALSE(c.text.empty()) << c.section << "+" << c.offset;
             EXPECT_EQ(c.text.find('\t'), std::string::npos) << c.text;
-            if (i > 0 && listing.codeLines[i - 1].section == c.section)
+            if (i > 0 && listing.codeLines[i - 1].section == c.section) {
                 EXPECT_EQ(listing.codeLines[i - 1].offset + listing.codeLines[i - 1].size, c.offset) << c.text;
+            }
         }
         for (const CodeRange& r : listing.ranges) {
             auto first = std::find_if(listing.codeLines.begin(), listing.codeLines.end(), [&](const CodeLine& c) {
