@@ -53,7 +53,8 @@ namespace {
     {
         static const std::regex kHit(R"(^ *(\d+) +(\d+|<1)\*? ?X* +[0-9.]+  (.*)$)");
         std::vector<AsmLine> lines;
-        std::istringstream in(report.substr(report.find("\nProgram text.")));
+        const size_t text = report.find("\nProgram text.");
+        std::istringstream in(text == std::string::npos ? "" : report.substr(text));
         std::string line;
         std::smatch m;
         for (int headings = 0; std::getline(in, line);) {
@@ -93,10 +94,13 @@ namespace {
             double sum = 0;
             for (size_t k = 0; k < l.instructions.size(); ++k) {
                 sum += l.instructions[k].hits;
-                if (k > 0)
+                if (k > 0) {
                     EXPECT_LT(l.instructions[k - 1].address, l.instructions[k].address) << "line " << l.line;
-                if (l.instructions[k].hits > hottest.hits)
-                    hottest = l.instructions[k], hottestLine = l.line;
+                }
+                if (l.instructions[k].hits > hottest.hits) {
+                    hottest = l.instructions[k];
+                    hottestLine = l.line;
+                }
             }
             EXPECT_NEAR(sum, l.hits, 0.5 * double(l.instructions.size() + 1)) << "line " << l.line << "\n" << report;
         }
