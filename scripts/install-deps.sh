@@ -24,6 +24,9 @@ packages=(
   # the batch-system tests: a one-node Slurm and its authentication (test/slurm/cluster.sh)
   slurm-wlm munge
 )
+# The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
+# Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.
+[ -n "${PPE_NO_CHROMIUM:-}" ] || packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -97,6 +97,25 @@ namespace {
         return pairs;
     }
 
+    // The listing's code lines in the map's sections, by address (for --asm).
+    std::vector<debuginfo::Instruction> placeCode(
+        const listparse::Listing& listing, const std::vector<SectionPair>& pairs)
+    {
+        std::vector<debuginfo::Instruction> code;
+        for (const SectionPair& pair : pairs) {
+            const auto first = std::lower_bound(listing.codeLines.begin(), listing.codeLines.end(), pair.listed,
+                [](const listparse::CodeLine& l, const std::string& name) { return l.section < name; });
+            for (auto l = first; l != listing.codeLines.end() && l->section == pair.listed; ++l) {
+                if (l->offset >= pair.map->size)
+                    continue;
+                const uint64_t end = std::min(l->offset + l->size, pair.map->size);
+                code.push_back(debuginfo::Instruction { pair.map->address + l->offset, end - l->offset, l->text });
+            }
+        }
+        std::sort(code.begin(), code.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
+        return code;
+    }
+
     LineTable placeRanges(
         const listparse::Listing& listing, const std::string& listingPath, const std::vector<SectionPair>& pairs)
     {
@@ -227,7 +246,7 @@ namespace {
     PlacedListing placeAt(const listparse::Listing& listing, const std::string& listingPath,
         const mapparse::LinkMap& map, size_t u, const std::vector<SectionPair>& pairs)
     {
-        PlacedListing placed { u, placeRanges(listing, listingPath, pairs), {}, false };
+        PlacedListing placed { u, placeRanges(listing, listingPath, pairs), placeCode(listing, pairs), {}, false };
         for (const auto& entry : listing.sectionSizes) {
             const std::string& section = entry.first;
             const bool placedSection

@@ -222,7 +222,8 @@ namespace {
         {
             m_accumulated += cell.hits;
             const double percent = m_moduleHits > 0 ? 100.0 * m_accumulated / m_moduleHits : 0;
-            file.rows.push_back(LineRow { line, textOf(m_table, f, line), cell.hits, percent, cell.code, cell.split });
+            file.rows.push_back(
+                LineRow { line, textOf(m_table, f, line), cell.hits, percent, cell.code, cell.split, {} });
         }
 
     private:

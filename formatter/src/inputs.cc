@@ -147,6 +147,7 @@ namespace {
         }
         placed.sources.tables.push_back(std::move(place->table));
         placed.sources.baseDirs.push_back({ listing->compilationDirectory, directoryOf(path) });
+        placed.sources.code.push_back(std::move(place->code));
     }
 
     Result<Profile> readOneProfile(const std::string& path)

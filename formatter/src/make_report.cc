@@ -3,6 +3,7 @@
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/inputs.h"
+#include "ppe/formatter/instructions.h"
 #include "ppe/formatter/map_check.h"
 #include "ppe/formatter/object_reports.h"
 #include "ppe/formatter/source_text.h"
@@ -161,7 +162,7 @@ namespace {
                     info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
         }
         return Sources { std::move(*profile), std::move(debug.modules),
-            LineSources { std::move(debug.tables), std::move(debug.baseDirs) }, std::move(**image) };
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(**image) };
     }
 
     // Reads the program text of the selected modules' line tables, each table once.
@@ -207,7 +208,7 @@ namespace {
         const ObjectCode code = objectCodeOf(info);
         DebugModules debug = modulesFromDebugInfo(info, request.by);
         Sources s { objectProfile(profile, object, code), std::move(debug.modules),
-            LineSources { std::move(debug.tables), std::move(debug.baseDirs) }, std::nullopt };
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::nullopt };
         Report report = buildReport(std::move(s.profile), s.modules);
         report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them
         analyseModules(request, s, report);
@@ -266,6 +267,9 @@ namespace {
     {
         Report report = buildReport(std::move(s.profile), s.modules);
         analyseModules(request, s, report);
+        if (request.instructions)
+            addReportInstructions(
+                report, s.modules, s.lines.tables, s.lines.code, s.image ? s.image->path : "", report.warnings);
         addObjects(report, request, messages);
         addThreads(report);
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;

@@ -8,6 +8,7 @@
 // OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
 #include "ppe/formatter/diff_report.h"
+#include "ppe/formatter/html_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
 #include "ppe/formatter/text_diff.h"
@@ -50,6 +51,7 @@ struct Options {
     std::string output;
     std::string by = "unit";
     unsigned barWidth = 40;
+    std::string format = "ppl";
     std::vector<std::string> args;
     std::string diff, baseMap, baseExe; // --diff: the base profile and its own sources
 };
@@ -129,6 +131,10 @@ po::options_description describe(Options& o)
         "function, the change of share and time and whether it is significant");
     add("base-map", po::value(&o.baseMap), "--diff: the linker map of the base profile's build");
     add("base-exe", po::value(&o.baseExe), "--diff: the executable the base profile is of");
+    add("asm", po::bool_switch(&r.instructions),
+        "under each line with hits, its instructions with their hits (from the listing, else the executable "
+        "disassembled: x86-64, AArch64)");
+    add("format,f", po::value(&o.format)->default_value(o.format), "the report's format: ppl (text) or html");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -146,6 +152,8 @@ void checkValues(const Options& o)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
     if (o.diff.empty() && (!o.baseMap.empty() || !o.baseExe.empty()))
         fail("--base-map and --base-exe are for the base profile of --diff BASE_PPE");
+    if (o.format != "ppl" && o.format != "html")
+        fail(fmt::format("--format {}: expected ppl or html", o.format));
     if (o.by != "unit" && o.by != "function")
         fail(fmt::format("--by {}: expected unit or function", o.by));
 }
@@ -212,9 +220,11 @@ std::optional<Options> parseOptions(int argc, char** argv)
     return o;
 }
 
-// The renderer the options ask for (only PPE's text layout today).
+// The renderer the options ask for: PPE's text layout, or the HTML page.
 std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
 {
+    if (o.format == "html")
+        return [](const pf::Report& report) { return pf::renderHtmlReport(report); };
     const pf::TextOptions text { o.barWidth };
     return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
 }

@@ -47,6 +47,16 @@ namespace {
             out += fmt::format(" Sampling ended early: {}\n", p.remoteError);
     }
 
+    bool hasInstructions(const Report& r)
+    {
+        return std::any_of(r.lines.begin(), r.lines.end(), [](const ModuleLines& m) {
+            return std::any_of(m.files.begin(), m.files.end(), [](const FileLines& f) {
+                return std::any_of(
+                    f.rows.begin(), f.rows.end(), [](const LineRow& row) { return !row.instructions.empty(); });
+            });
+        });
+    }
+
     void header(std::string& out, const Report& r)
     {
         const Profile& p = r.profile;
@@ -63,8 +73,8 @@ namespace {
             out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));
         if (p.binWidth > p.granularity)
             out += fmt::format(" Bins are {} bytes, wider than one instruction: a bin that straddles two modules or "
-                               "lines is split in proportion to the bytes each owns\n",
-                p.binWidth);
+                               "lines is split in proportion to the bytes each owns{}\n",
+                p.binWidth, hasInstructions(r) ? " (and so are the instructions' hits)" : "");
         out += '\n';
         out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total,
             t.system, t.overflow);
@@ -206,6 +216,56 @@ namespace {
             line.pop_back();
     }
 
+    // A row of the program text: hits, a bar scaled to the module's busiest line and the
+    // accumulated %, or only the text on a line without hits. `split`: some of the hits came from
+    // bins split between lines, marked '*' after them.
+    void textRow(std::string& out, const ModuleLines& m, unsigned width, const std::string& line, double hits,
+        double accumulated, const std::string& text, bool split = false)
+    {
+        std::string s;
+        if (hits > 0) {
+            const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
+            s = fmt::format("{:>6} {:>8}{}{:<{}} {:>6.1f}  {}", line, hitsText(hits), split ? '*' : ' ',
+                std::string(bars, 'X'), width, accumulated, text);
+        } else {
+            s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
+        }
+        trimRight(s);
+        out += s + '\n';
+    }
+
+    // --asm: a line's instructions under it, marked '>', with hits and a bar of '=' on the lines' scale.
+    void instructionRows(std::string& out, const ModuleLines& m, unsigned width, const LineRow& row)
+    {
+        for (const InstructionRow& i : row.instructions) {
+            const unsigned bars = m.busiest > 0 ? unsigned(std::lround(i.hits / m.busiest * width)) : 0;
+            std::string s = fmt::format("{:>6} {:>8} {:<{}} {:>6}      {:>6x}  {}", ">",
+                i.hits > 0 ? hitsText(i.hits) : "", std::string(bars, '='), width, "", i.address, i.text);
+            trimRight(s);
+            out += s + '\n';
+        }
+    }
+
+    std::string fileHeading(const FileLines& file)
+    {
+        std::string out = "\nFile " + file.name;
+        const bool carried
+            = std::any_of(file.rows.begin(), file.rows.end(), [](const LineRow& r) { return !r.text.empty(); });
+        if (file.textPath.empty())
+            out += carried ? "  (the text as the listing shows it)" : "  (source not found: --source-dir DIR)";
+        else if (file.textPath != file.name)
+            out += "  (text from " + file.textPath + ")";
+        if (!file.own && file.inlinedInto.empty())
+            out += "  (its lines with hits in this module: header or inlined code)";
+        if (!file.own && !file.inlinedInto.empty()) {
+            out += "  (its lines with hits in this module, inlined into ";
+            for (size_t i = 0; i < file.inlinedInto.size(); ++i)
+                out += (i ? ", " : "") + file.inlinedInto[i];
+            out += ')';
+        }
+        return out + '\n';
+    }
+
     // PPE's program text: hits, a bar scaled to the module's busiest line and the accumulated % of
     // the module's time on each line that took hits; the source text on every line.
     void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options)
@@ -213,43 +273,16 @@ namespace {
         const unsigned width = options.barWidth;
         out += fmt::format(
             "\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits, m.origin);
-        // `split`: some of the hits came from bins split between lines, marked '*' after them.
-        auto row = [&](const std::string& line, double hits, double accumulated, const std::string& text,
-                       bool split = false) {
-            std::string s;
-            if (hits > 0) {
-                const unsigned bars = m.busiest > 0 ? unsigned(std::lround(hits / m.busiest * width)) : 0;
-                s = fmt::format("{:>6} {:>8}{}{:<{}} {:>6.1f}  {}", line, hitsText(hits), split ? '*' : ' ',
-                    std::string(bars, 'X'), width, accumulated, text);
-            } else {
-                s = fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}", line, "", "", width, "", text);
-            }
-            trimRight(s);
-            out += s + '\n';
-        };
         for (const FileLines& file : m.files) {
-            out += "\nFile " + file.name;
-            const bool carried
-                = std::any_of(file.rows.begin(), file.rows.end(), [](const LineRow& r) { return !r.text.empty(); });
-            if (file.textPath.empty())
-                out += carried ? "  (the text as the listing shows it)" : "  (source not found: --source-dir DIR)";
-            else if (file.textPath != file.name)
-                out += "  (text from " + file.textPath + ")";
-            if (!file.own && file.inlinedInto.empty())
-                out += "  (its lines with hits in this module: header or inlined code)";
-            if (!file.own && !file.inlinedInto.empty()) {
-                out += "  (its lines with hits in this module, inlined into ";
-                for (size_t i = 0; i < file.inlinedInto.size(); ++i)
-                    out += (i ? ", " : "") + file.inlinedInto[i];
-                out += ')';
-            }
-            out += '\n';
+            out += fileHeading(file);
             out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
-            for (const LineRow& r : file.rows)
-                row(std::to_string(r.line), r.hits, r.accumulated, r.text, r.splitHits > 0);
+            for (const LineRow& r : file.rows) {
+                textRow(out, m, width, std::to_string(r.line), r.hits, r.accumulated, r.text, r.splitHits > 0);
+                instructionRows(out, m, width, r);
+            }
         }
         if (m.withoutLine >= 0.5)
-            row("-", m.withoutLine, 100.0, "(code of the module that no line owns)");
+            textRow(out, m, width, "-", m.withoutLine, 100.0, "(code of the module that no line owns)");
         if (m.splitHits > 0)
             out += fmt::format("\n       * {:.0f} hits of the lines marked came from bins split between lines or "
                                "modules by bytes\n",

@@ -36,6 +36,8 @@ namespace {
             const Chunk& chunk = chunks[i];
             uint64_t next = i + 1 < end ? chunks[i + 1].offset : chunk.offset + chunk.shownBytes;
             sectionEnd = std::max(sectionEnd, next);
+            if (next > chunk.offset)
+                layout.codeLines.push_back(CodeLine { chunk.section, chunk.offset, next - chunk.offset, chunk.text });
             row = chunk.row.value_or(row);
             if (row.fileId < 0 || row.line <= 0)
                 continue;

@@ -24,11 +24,13 @@ struct Chunk {
     uint64_t offset = 0;
     uint64_t shownBytes = 0;
     std::optional<LineRow> row;
+    std::string text; // the statement, blanks made one space
 };
 
 struct CodeLayout {
     std::map<std::string, uint64_t> sizes;
     std::vector<CodeRange> ranges;
+    std::vector<CodeLine> codeLines;
 };
 
 // Each chunk of a code section owns the bytes up to the next address listed in that section:

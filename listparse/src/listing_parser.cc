@@ -41,6 +41,19 @@ namespace {
         return powerOfTwo ? value : std::nullopt;
     }
 
+    // "\timull\t%esi, %eax" as "imull %esi, %eax".
+    std::string oneSpaced(std::string_view text)
+    {
+        std::string out;
+        for (char c : trim(text)) {
+            const bool blank = c == '\t' || c == ' ';
+            if (blank && out.back() == ' ')
+                continue;
+            out += blank ? ' ' : c;
+        }
+        return out;
+    }
+
 } // namespace
 
 bool showsLocDirectives(const std::vector<ListingLine>& lines)
@@ -101,7 +114,7 @@ void ListingParser::recordBytes(const ListingLine& line, bool instruction)
     if (auto cut = m_cutEnds.find(section); cut != m_cutEnds.end())
         cut->second = std::max(cut->second, line.address + line.byteCount);
     declare(section);
-    Chunk chunk { section, line.address, line.byteCount, std::nullopt };
+    Chunk chunk { section, line.address, line.byteCount, std::nullopt, oneSpaced(line.text) };
     if (auto here = m_rowsHere.find({ section, m_sections.subsection() }); here != m_rowsHere.end()) {
         chunk.row = here->second;
         m_rowsHere.erase(here);
@@ -323,6 +336,7 @@ Listing ListingParser::finish()
     CodeLayout layout = layOutCode(std::move(m_chunks), code, indexOfId);
     out.sectionSizes = std::move(layout.sizes);
     out.ranges = std::move(layout.ranges);
+    out.codeLines = std::move(layout.codeLines);
     out.sourceLines = sourceLines(indexOfId);
     out.truncatedSections = m_truncatedSections;
     if (!m_showsDebugging && code.contains(m_sections.current())) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -103,6 +104,40 @@ namespace {
             ++checked;
         }
         EXPECT_GT(checked, 10u);
+    }
+
+    // ppeout --asm shows a listing's code lines under their source lines: they must cover every
+    // byte of the line ranges, in order, each with its statement.
+    TEST_P(RealListing, CodeLinesCoverTheRangesInOrder)
+    {
+        Listing listing = parseFixture(GetParam());
+        ASSERT_FALSE(listing.codeLines.empty());
+        for (size_t i = 0; i < listing.codeLines.size(); ++i) {
+            const CodeLine& c = listing.codeLines[i];
+            EXPECT_GT(c.size, 0u);
+            EXPECT_FALSE(c.text.empty()) << c.section << "+" << c.offset;
+            EXPECT_EQ(c.text.find('\t'), std::string::npos) << c.text;
+            if (i > 0 && listing.codeLines[i - 1].section == c.section) {
+                EXPECT_EQ(listing.codeLines[i - 1].offset + listing.codeLines[i - 1].size, c.offset) << c.text;
+            }
+        }
+        for (const CodeRange& r : listing.ranges) {
+            auto first = std::find_if(listing.codeLines.begin(), listing.codeLines.end(), [&](const CodeLine& c) {
+                return c.section == r.section && c.offset <= r.offset && r.offset < c.offset + c.size;
+            });
+            ASSERT_NE(first, listing.codeLines.end()) << r.section << "+" << r.offset;
+        }
+    }
+
+    TEST(RealListingCode, KeepsEachTargetsStatementText)
+    {
+        const auto has
+            = [](const Listing& listing, const std::string& section, uint64_t offset, const std::string& text) {
+                  return std::any_of(listing.codeLines.begin(), listing.codeLines.end(),
+                      [&](const CodeLine& c) { return c.section == section && c.offset == offset && c.text == text; });
+              };
+        EXPECT_TRUE(has(parseFixture("cold.arc-gcc-O2"), ".text.unlikely", 2, "mov_s r3,r1 ;4"));
+        EXPECT_TRUE(has(parseFixture("cold.arc-gcc-O2"), ".text.unlikely", 0, "push_s blink"));
     }
 
     INSTANTIATE_TEST_SUITE_P(Fixtures, RealListing, ::testing::ValuesIn(fixtureNames()),

@@ -2,6 +2,7 @@
 // the addresses the map gives their sections. Pure functions (no file access).
 #pragma once
 
+#include "ppe/debuginfo/disassembly.h"
 #include "ppe/formatter/report.h"
 #include "ppe/listparse/listing.h"
 #include "ppe/mapparse/link_map.h"
@@ -35,6 +36,7 @@ std::string moduleKey(std::string_view name);
 struct PlacedListing {
     size_t unit = 0; // index into map.modules
     LineTable table; // text: the lines the listing carries
+    std::vector<debuginfo::Instruction> code; // the listing's code lines, placed as table's ranges are
     std::vector<std::string> notes; // listing sections the linker left out (discarded COMDAT, gc)
     bool temporary = false; // the unit is a compiler temporary (isCompilerTemporary), matched by sizes
 };

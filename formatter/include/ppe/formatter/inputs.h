@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ppe/debuginfo/debug_info.h"
+#include "ppe/debuginfo/disassembly.h"
 #include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
 #include "ppe/mapparse/link_map.h"
@@ -23,6 +24,9 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths);
 struct LineSources {
     std::vector<LineTable> tables;
     std::vector<std::vector<std::string>> baseDirs; // per table: where its relative file names start
+    // Per table: a listing's code lines (--asm), by address; none for DWARF tables (shorter than
+    // `tables` when DWARF filled the gaps): their code is disassembled.
+    std::vector<std::vector<debuginfo::Instruction>> code;
 };
 
 struct ListingRequest {

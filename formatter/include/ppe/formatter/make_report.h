@@ -35,6 +35,9 @@ struct ReportRequest {
     bool ignoreBuildId = false; // use an executable of another build than the profile's
     bool ignoreMapMismatch = false; // format with a map that does not fit the profile (map_check.h), warning
     bool verbose = false; // notes on which listing went where and what DWARF was used
+    // --asm: the instructions of each line with hits, from its listing or the disassembled executable
+    // (instructions.h).
+    bool instructions = false;
 };
 
 // Makes the report: with a map, its units (or -ffunction-sections functions) are the modules,

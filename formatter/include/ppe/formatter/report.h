@@ -108,6 +108,13 @@ struct ModuleRow {
     std::string unit = {}; // a function's compilation unit, "" when unknown (CodeModule::unit)
 };
 
+// One machine instruction of a line's code, with its hits (--asm).
+struct InstructionRow {
+    uint64_t address = 0; // link-time
+    std::string text; // the disassembly, or the listing's code text
+    double hits = 0;
+};
+
 // One line of a module's program text in the line analysis.
 struct LineRow {
     int line = 0;
@@ -116,6 +123,7 @@ struct LineRow {
     double accumulated = 0; // percent of the module's hits from its first printed line to this one
     bool code = false; // the line has code in this module
     double splitHits = 0; // of `hits`, from bins split between this line and other lines or modules
+    std::vector<InstructionRow> instructions; // with --asm: the line's code, ascending addresses
 };
 
 // The lines of one source file within a module's analysis: the module's own file first, then

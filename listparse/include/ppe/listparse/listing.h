@@ -34,6 +34,15 @@ struct CodeRange {
     int line = 0;
 };
 
+// A line of the assembler input that put bytes into a code section: an instruction, or a
+// directive that emits bytes (.p2align padding, .byte), with its statement as written.
+struct CodeLine {
+    std::string section;
+    uint64_t offset = 0;
+    uint64_t size = 0; // up to the next line with bytes in the section, as CodeRange's bytes are
+    std::string text; // "imull %esi, %eax": blanks (tabs) made one space
+};
+
 struct Listing {
     // Source files the code and text lines come from, by the names the listing uses. Index 0 is
     // the compiled file, even when no code is attributed to it.
@@ -51,6 +60,9 @@ struct Listing {
     std::vector<CodeRange> ranges;
     // Sorted by file and line, one per line.
     std::vector<SourceLine> sourceLines;
+    // Sorted by section and offset: every line with bytes in a code section, covering the bytes
+    // of `ranges` (ppeout --asm shows them under their source lines).
+    std::vector<CodeLine> codeLines;
     // Section names the listing cut at its text width (99 characters of a line): prefixes of the
     // real names, to be matched as such. A cut name that stands for several sections (C++ COMDAT
     // sections with a long common prefix) is numbered in listing order: NAME, NAME#2, NAME#3

@@ -1,0 +1,112 @@
+// The HTML report's tables beside the modules: shared objects, blocked time, threads.
+#include "html_common.h"
+
+namespace ppe::formatter::html {
+
+namespace {
+
+    std::string numberCell(double value, const std::string& text)
+    {
+        return fmt::format("<td class=\"num\" data-v=\"{:.6g}\">{}</td>", value, text);
+    }
+
+    std::string shareCells(double percent, double error, double hits)
+    {
+        return numberCell(percent, fmt::format("{:.2f}", percent)) + numberCell(error, fmt::format("{:.2f}", error))
+            + numberCell(hits, hitsText(hits));
+    }
+
+    // The rows under an object's own: its busiest functions, its busiest addresses no function
+    // owns, and what was left out.
+    void objectChildren(std::string& out, const ObjectRow& o)
+    {
+        for (const FunctionRow& f : o.functions)
+            out += "<tr class=\"child\"><td class=\"name\">" + esc(f.name) + "</td>"
+                + shareCells(f.percent, f.error, f.hits) + "<td></td></tr>\n";
+        for (const AddressRow& a : o.hottest)
+            out += fmt::format("<tr class=\"child\"><td class=\"name\">{}<code>0x{:x}</code> (no function)</td>{}"
+                               "<td></td></tr>\n",
+                a.mapped ? "" : "offset ", a.address, shareCells(a.percent, a.error, a.hits));
+        if (o.hottest.empty() && o.withoutFunction.hits >= 0.5)
+            out += "<tr class=\"child\"><td class=\"name\">(no function)</td>"
+                + shareCells(o.withoutFunction.percent, o.withoutFunction.error, o.withoutFunction.hits)
+                + "<td></td></tr>\n";
+        if (o.moreFunctions || o.moreAddresses)
+            out += fmt::format("<tr class=\"child more\"><td colspan=\"5\">{} more functions, {} more addresses "
+                               "without one</td></tr>\n",
+                o.moreFunctions, o.moreAddresses);
+        if (!o.note.empty())
+            out += "<tr class=\"child more\"><td colspan=\"5\">functions unknown: " + esc(o.note) + "</td></tr>\n";
+    }
+
+} // namespace
+
+void objectsSection(std::string& out, const Report& r)
+{
+    if (r.objects.empty())
+        return;
+    out += "<section id=\"objects\"><h2>Shared objects, % of all samples</h2>\n";
+    out += "<div class=\"scroll\"><table class=\"objects\"><thead><tr><th>Object, function</th>"
+           "<th class=\"num\">Time %</th><th class=\"num\">&#177; error</th><th class=\"num\">Hits</th>"
+           "<th>Path</th></tr></thead>\n";
+    for (const ObjectRow& o : r.objects) {
+        out += "<tbody><tr class=\"object\"><td class=\"name\">" + esc(o.name) + "</td>"
+            + shareCells(o.percent, o.error, o.hits) + "<td><code>" + esc(o.path) + "</code></td></tr>\n";
+        objectChildren(out, o);
+        out += "</tbody>\n";
+    }
+    out += "</table></div></section>\n";
+}
+
+void blockedSection(std::string& out, const Report& r)
+{
+    if (!r.blocked)
+        return;
+    const BlockedTime& b = *r.blocked;
+    out += "<section id=\"blocked\"><h2>Blocked time by place, % of all thread time</h2>\n";
+    out += fmt::format("<p class=\"note\">Threads ran {:.2f} s (sampled) and waited {:.2f} s, found by {} scans of "
+                       "/proc/self/task every {:.1f} ms on average, costing {:.2f} s of CPU.</p>\n",
+        b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
+    if (b.rows.empty())
+        return void(out += "</section>\n");
+    out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>System call</th>"
+           "<th class=\"num\">Seconds</th><th class=\"num\">&#177; error</th><th class=\"num\">Time %</th>"
+           "<th class=\"num\">Scans</th><th>Waiting in</th><th>Called from</th></tr></thead><tbody>\n";
+    for (const BlockedRow& row : b.rows) {
+        out += "<tr><td class=\"name\">" + esc(row.call) + "</td>"
+            + numberCell(row.seconds, fmt::format("{:.3f}", row.seconds))
+            + numberCell(row.error, fmt::format("{:.3f}", row.error))
+            + numberCell(row.percent, fmt::format("{:.2f}", row.percent))
+            + numberCell(double(row.observations), std::to_string(row.observations)) + "<td>" + esc(row.site)
+            + "</td><td>" + esc(row.caller.empty() ? "-" : row.caller) + "</td></tr>\n";
+    }
+    out += "</tbody></table></div></section>\n";
+}
+
+void threadsSection(std::string& out, const Report& r)
+{
+    if (r.threads.size() < 2 && !r.moreThreads)
+        return;
+    const bool blocked = r.blocked.has_value();
+    out += "<section id=\"threads\"><h2>Threads, % of all samples</h2>\n";
+    out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">Thread</th><th>Name</th>"
+           "<th class=\"num\">Samples</th><th class=\"num\">All %</th><th class=\"num\">CPU s</th>"
+           "<th class=\"num\">Rate, Hz</th>";
+    out += blocked ? "<th class=\"num\">Waited s</th>" : "";
+    out += "</tr></thead><tbody>\n";
+    for (const ThreadRow& t : r.threads) {
+        out += "<tr>" + numberCell(double(t.tid), t.tid ? std::to_string(t.tid) : "(others)") + "<td class=\"name\">"
+            + esc(t.name.empty() ? "?" : t.name) + "</td>" + numberCell(double(t.samples), std::to_string(t.samples))
+            + numberCell(t.percent, fmt::format("{:.2f}", t.percent))
+            + numberCell(t.cpuSeconds, t.cpuSeconds > 0 ? fmt::format("{:.2f}", t.cpuSeconds) : "-")
+            + numberCell(t.rate, t.rate > 0 ? fmt::format("{:.1f}", t.rate) : "-");
+        out += blocked ? numberCell(t.blockedSeconds, fmt::format("{:.2f}", t.blockedSeconds)) : "";
+        out += "</tr>\n";
+    }
+    out += "</tbody></table></div>\n";
+    if (r.moreThreads)
+        out += fmt::format("<p class=\"note\">{} more threads with fewer samples.</p>\n", r.moreThreads);
+    out += "</section>\n";
+}
+
+} // namespace ppe::formatter::html
