@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -45,7 +46,7 @@ void print(const pf::Messages& messages)
 struct Options {
     pf::ReportRequest request;
     std::string output;
-    std::string by = "unit";
+    std::string by = "auto";
     unsigned barWidth = 40;
     std::vector<std::string> args;
 };
@@ -91,8 +92,9 @@ po::options_description describe(Options& o)
     auto add = options.add_options();
     add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
     add("by,b", po::value(&o.by)->default_value(o.by),
-        "modules are compile units (unit) or functions (function); with a map, functions inside its units from the "
-        "executable's symbols");
+        "modules are compile units (unit), functions (function; with a map, functions inside its units from the "
+        "executable's symbols) or source files (file: each function credited to the file it was written in, from "
+        "DWARF); auto: units, or files where the units are link-time partitions (-flto)");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -130,8 +132,8 @@ void checkValues(const Options& o)
         fail(fmt::format("--objects-threshold {}: not a percentage from 0 to 100", r.objectThreshold));
     if (o.barWidth < 1 || o.barWidth > 1000)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
-    if (o.by != "unit" && o.by != "function")
-        fail(fmt::format("--by {}: expected unit or function", o.by));
+    if (o.by != "auto" && o.by != "unit" && o.by != "function" && o.by != "file")
+        fail(fmt::format("--by {}: expected auto, unit, function or file", o.by));
 }
 
 // The positional arguments: MAP_FILE PPE_FILE OUTPUT [LISTING...], or PPE_FILE OUTPUT (no map:
@@ -152,7 +154,9 @@ void takeArguments(Options& o)
     r.profiles = { args[withMap ? 1 : 0] };
     o.output = r.output = args[named - 1];
     r.listings.assign(args.begin() + long(named), args.end());
-    r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
+    const std::map<std::string, pf::ModuleKind> kinds = { { "auto", pf::ModuleKind::Auto },
+        { "unit", pf::ModuleKind::Unit }, { "function", pf::ModuleKind::Function }, { "file", pf::ModuleKind::File } };
+    r.by = kinds.at(o.by);
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
