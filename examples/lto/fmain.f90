@@ -19,7 +19,7 @@ program flto
   total = 0
   call gram_setup(a, n)
   call gram(a, n)
-  do rep = 1, 12 * scale
+  do rep = 1, 60 * scale
     call gram_setup(a, n)
     call gram(a, n)
     total = total + a(1, 1)
