@@ -139,16 +139,18 @@ namespace {
             }
         }
         const size_t n = mapparse::linkTimePartitions(map);
-        const std::string what = fmt::format("{}: {} of its units {} link-time partition{} ({}{}: linked with -flto), "
-                                             "not source files",
-            request.map, n, n == 1 ? "is a" : "are", n == 1 ? "" : "s", first, n > 1 ? ", ..." : "");
+        const std::string what = n == 1
+            ? fmt::format(
+                "{}: its unit {} is a link-time partition (linked with -flto), not a source file", request.map, first)
+            : fmt::format("{}: {} of its units are link-time partitions ({}, ...: linked with -flto), not source files",
+                request.map, n, first);
         if (request.by == ModuleKind::Unit)
             return what + "; modules are the partitions (--by unit)";
         if (byDwarf)
             return what
-                + fmt::format("; modules come from the executable's DWARF by source file{} and lines from its "
-                              "line table (listings are not used)",
-                    request.by == ModuleKind::Function ? " (by function: its functions)" : "");
+                + (request.by == ModuleKind::Function ? "; modules are the functions of the executable's DWARF"
+                                                      : "; modules come from the executable's DWARF by source file")
+                + ", lines from its line table (listings are not used)";
         return what
             + "; modules are the partitions (the executable has no DWARF of this build: -g gives modules by "
               "source file)";
@@ -177,6 +179,9 @@ namespace {
             addWarning(messages, partitionWarning(request, *map, dwarf));
         if (((partitions && request.by != ModuleKind::Unit) || request.by == ModuleKind::File) && dwarf) {
             const ModuleKind by = request.by == ModuleKind::Function ? ModuleKind::Function : ModuleKind::File;
+            if (!partitions && !request.listings.empty())
+                addNote(
+                    messages, "--by file: modules and lines come from the executable's DWARF; listings are not used");
             return sourcesFromDwarf(request, by, std::move(*profile), std::move(**info), messages);
         }
         if (request.by == ModuleKind::File)

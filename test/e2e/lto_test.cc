@@ -167,6 +167,40 @@ namespace {
         checkMap(program, program + ".map", profile(dir, "p.ppe", program, 600));
     }
 
+    // A listing made at link time lists the partition's code: with --by unit (the partitions as
+    // modules) it is placed by its section sizes and gives the program text of every file in it;
+    // by source file the DWARF lines serve and the warning says the listing is not used.
+    TEST(LtoListing, ALinkTimeListingGivesThePartitionItsProgramText)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/lto_c_bfd";
+        const std::string ppe = profile(dir, "p.ppe", program, 600);
+        const RunResult units = runProgram({ PPEOUT, "--by", "unit", program + ".map", ppe, "-", program + ".lis" });
+        ASSERT_EQ(units.status, 0) << units.err;
+        EXPECT_EQ(count(units.err, "link-time partition"), 1u) << units.err;
+        const std::vector<ModuleText> text = programText(units.out);
+        ASSERT_EQ(text.size(), 1u) << units.out;
+        EXPECT_NE(text[0].name.find(".ltrans0.ltrans.o"), std::string::npos) << units.out;
+        EXPECT_EQ(text[0].origin, "listing " + program + ".lis");
+        double sieve = 0;
+        for (const FileText& f : text[0].files) {
+            if (f.heading.find("sieve.c") == std::string::npos)
+                continue;
+            for (const TextRow& r : f.rows)
+                sieve += r.hits;
+        }
+        EXPECT_GT(sieve, 0.3 * text[0].hitsTotal) << units.out;
+
+        const RunResult files = runProgram({ PPEOUT, program + ".map", ppe, "-", program + ".lis" });
+        ASSERT_EQ(files.status, 0) << files.err;
+        EXPECT_EQ(count(files.err, "link-time partition"), 1u) << files.err;
+        EXPECT_NE(files.err.find("listings are not used"), std::string::npos) << files.err;
+        const std::vector<ModuleText> dwarf = programText(files.out);
+        ASSERT_FALSE(dwarf.empty()) << files.out;
+        EXPECT_EQ(dwarf[0].name, "sieve.c");
+        EXPECT_EQ(dwarf[0].origin, "DWARF line table");
+    }
+
     // Without DWARF the map's partitions are the modules, and the warning says so.
     TEST(LtoMap, WithoutDwarfThePartitionsAreTheModules)
     {
