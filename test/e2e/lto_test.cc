@@ -120,8 +120,11 @@ namespace {
         compareBuilds(kExamples + "/lto_f", kExamples + "/lto_f_bfd", { "gram.f90", "bsort.f90" }, "gram.f90");
     }
 
+    const std::vector<std::string> kCFiles = { "sieve.c", "sort.c", "hash.c" };
+
     // One map: the warning about partitions appears once and the modules are still the files.
-    void checkMap(const std::string& program, const std::string& map, const std::string& ppe)
+    void checkMap(const std::string& program, const std::string& map, const std::string& ppe,
+        const std::vector<std::string>& files = kCFiles)
     {
         const RunResult r = runProgram({ PPEOUT, map, ppe, "-" });
         ASSERT_EQ(r.status, 0) << r.err;
@@ -129,10 +132,10 @@ namespace {
         const std::vector<Row> rows = moduleRows(r.out);
         expectNoPartitionRow(rows, r.out);
         const std::map<std::string, Row> named = byName(rows);
-        for (const char* f : { "sieve.c", "sort.c", "hash.c" })
+        for (const std::string& f : files)
             EXPECT_TRUE(named.contains(f)) << f << " of " << program << "\n" << r.out;
         ASSERT_FALSE(rows.empty());
-        EXPECT_EQ(rows[0].name, "sieve.c") << r.out;
+        EXPECT_EQ(rows[0].name, files.front()) << r.out;
     }
 
     class LtoMap : public ::testing::TestWithParam<std::string> { };
@@ -147,6 +150,14 @@ namespace {
     }
 
     INSTANTIATE_TEST_SUITE_P(GccLto, LtoMap, ::testing::Values("bfd", "gold", "mold"));
+
+    TEST(LtoMap, GfortranWithGnuLd)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/lto_f_bfd";
+        ASSERT_NE(readFile(program + ".map").find(".ltrans0.ltrans.o"), std::string::npos);
+        checkMap(program, program + ".map", profile(dir, "p.ppe", program, 600), { "gram.f90", "bsort.f90" });
+    }
 
     // lld cannot run gcc's LTO plugin (gcc -flto -fuse-ld=lld leaves main undefined); its LTO is
     // clang's, whose map names every ThinLTO module "lto.tmp".
