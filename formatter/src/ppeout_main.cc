@@ -75,10 +75,12 @@ void usage(const po::options_description& options)
                "quoted shell patterns ('lib/*.lis') are expanded. Each module with at least the line\n"
                "threshold of the time and a listing gets its program text with hits per line.\n"
                "Without a map, the executable the profile names (or --exe PROG; its build id must be the\n"
-               "profile's) gives compile units or functions (--by) and source lines from DWARF; with a map,\n"
-               "its DWARF gives lines to the modules no listing covers. Shared objects that took samples are\n"
-               "listed with their busiest functions from their symbol tables; those over the line threshold\n"
-               "(or named by --object-lines) that have DWARF get their own units and program text too.\n\n");
+               "profile's) gives compile units, functions or source files (--by) and source lines from\n"
+               "DWARF; with a map, its DWARF gives lines to the modules no listing covers (and, where the\n"
+               "map's units are link-time partitions, -flto, the modules by source file). Shared objects\n"
+               "that took samples are listed with their busiest functions from their symbol tables; those\n"
+               "over the line threshold (or named by --object-lines) that have DWARF get their own units\n"
+               "and program text too.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
