@@ -259,14 +259,16 @@ namespace {
         return placed;
     }
 
-    // The one compiler temporary object (`cc -o prog file.c` links /tmp/ccXXXXXX.o) whose code
-    // sections have the sizes the listing shows, or nullopt when none or several fit.
+    // The one compiler temporary object (`cc -o prog file.c` links /tmp/ccXXXXXX.o) or link-time
+    // partition (a listing made at link time: gcc -flto -Wa,-adhln=FILE) whose code sections
+    // have the sizes the listing shows, or nullopt when none or several fit.
     std::optional<PlacedListing> placeAtTemporary(
         const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
     {
         std::optional<PlacedListing> found;
         for (size_t u = 0; u < map.modules.size(); ++u) {
-            if (!isCompilerTemporary(map.modules[u].path))
+            const std::string& path = map.modules[u].path;
+            if (!isCompilerTemporary(path) && !mapparse::isLinkTimePartition(path))
                 continue;
             auto pairs = pairSections(listing, listingPath, map.modules[u]);
             if (!pairs)
@@ -274,7 +276,7 @@ namespace {
             if (found)
                 return std::nullopt; // two temporaries fit: the sizes cannot tell them apart
             found = placeAt(listing, listingPath, map, u, *pairs);
-            found->temporary = true;
+            found->temporary = isCompilerTemporary(path);
         }
         return found;
     }

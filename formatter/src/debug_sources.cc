@@ -20,15 +20,13 @@ namespace {
         return u.compDir + "/" + u.name;
     }
 
-    // Which compile unit holds an address.
-    class UnitIndex {
+    // Which owner (a compile unit, a file's module) holds an address.
+    class RangeIndex {
     public:
-        explicit UnitIndex(const di::DebugInfo& info)
+        void add(uint64_t start, uint64_t end, int owner) { m_ranges.push_back({ start, end, owner }); }
+
+        void finish()
         {
-            for (size_t u = 0; u < info.units.size(); ++u) {
-                for (const di::AddressRange& r : info.units[u].ranges)
-                    m_ranges.push_back({ r.start, r.end, int(u) });
-            }
             std::sort(
                 m_ranges.begin(), m_ranges.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
         }
@@ -40,16 +38,30 @@ namespace {
             if (it == m_ranges.begin())
                 return -1;
             --it;
-            return address < it->end ? it->unit : -1;
+            return address < it->end ? it->owner : -1;
         }
 
     private:
         struct Entry {
             uint64_t start, end;
-            int unit;
+            int owner;
         };
         std::vector<Entry> m_ranges;
     };
+
+    RangeIndex unitIndex(const di::DebugInfo& info)
+    {
+        RangeIndex index;
+        for (size_t u = 0; u < info.units.size(); ++u) {
+            for (const di::AddressRange& r : info.units[u].ranges)
+                index.add(r.start, r.end, int(u));
+        }
+        index.finish();
+        return index;
+    }
+
+    // gcc's name for the compile unit of a link-time partition.
+    bool isArtificial(const di::CompileUnit& u) { return u.name == "<artificial>"; }
 
     // Unit names as a user knows them: the base name of the unit's file, or its name as the
     // compiler had it where two units share a base name.
@@ -66,20 +78,22 @@ namespace {
         return names;
     }
 
-    // One line table per compile unit, from DWARF's rows (line 0, code the compiler made up, stays
-    // without a line). Built for all units at once, in one pass over the rows.
-    std::vector<LineTable> unitTables(const di::DebugInfo& info, const UnitIndex& index)
+    // One line table per owner of code (`index` gives the owner of an address; ownFiles[i] is
+    // owner i's own file), from DWARF's rows (line 0, code the compiler made up, stays without a
+    // line). Built for all owners at once, in one pass over the rows.
+    std::vector<LineTable> lineTables(
+        const di::DebugInfo& info, const RangeIndex& index, const std::vector<std::string>& ownFiles)
     {
-        std::vector<LineTable> tables(info.units.size());
-        std::vector<std::map<int, int>> localFile(info.units.size());
-        std::vector<std::map<int, int>> localFunction(info.units.size());
+        std::vector<LineTable> tables(ownFiles.size());
+        std::vector<std::map<int, int>> localFile(ownFiles.size());
+        std::vector<std::map<int, int>> localFunction(ownFiles.size());
         std::map<std::string, int> globalFile;
         for (size_t f = 0; f < info.files.size(); ++f)
             globalFile.emplace(info.files[f], int(f));
-        for (size_t u = 0; u < info.units.size(); ++u) {
+        for (size_t u = 0; u < ownFiles.size(); ++u) {
             LineTable& t = tables[u];
             t.origin = "DWARF line table";
-            const std::string own = unitPath(info.units[u]);
+            const std::string& own = ownFiles[u];
             t.files.push_back(own);
             if (auto it = globalFile.find(own); it != globalFile.end())
                 localFile[u][it->second] = 0;
@@ -88,7 +102,7 @@ namespace {
             if (row.line <= 0 || row.end <= row.start)
                 continue;
             const int u = index.at(row.start);
-            if (u < 0)
+            if (u < 0 || size_t(u) >= tables.size())
                 continue;
             LineTable& t = tables[u];
             auto [file, added] = localFile[u].try_emplace(row.file, int(t.files.size()));
@@ -120,6 +134,14 @@ namespace {
         return tables;
     }
 
+    std::vector<LineTable> unitTables(const di::DebugInfo& info, const RangeIndex& index)
+    {
+        std::vector<std::string> own;
+        for (const di::CompileUnit& u : info.units)
+            own.push_back(unitPath(u));
+        return lineTables(info, index, own);
+    }
+
     std::vector<AddressSpan> rangesOf(const std::vector<di::AddressRange>& ranges)
     {
         std::vector<AddressSpan> out;
@@ -131,12 +153,118 @@ namespace {
         return out;
     }
 
+    // The file a function was written in: that of its first line of code not inlined from
+    // elsewhere (its entry line, where the compiler puts the prologue), else its unit's file when
+    // the unit is a source file, else "" (no DWARF describes it).
+    std::string fileOfFunction(const di::DebugInfo& info, const di::Function& f)
+    {
+        for (const di::AddressRange& r : f.ranges) {
+            auto row = std::upper_bound(info.lines.begin(), info.lines.end(), r.start,
+                [](uint64_t a, const di::LineRange& l) { return a < l.start; });
+            if (row != info.lines.begin() && std::prev(row)->end > r.start)
+                --row;
+            for (; row != info.lines.end() && row->start < r.end; ++row) {
+                if (row->line > 0 && !row->inlined && row->file >= 0 && size_t(row->file) < info.files.size())
+                    return info.files[row->file];
+            }
+        }
+        if (f.unit >= 0 && size_t(f.unit) < info.units.size() && !isArtificial(info.units[f.unit]))
+            return unitPath(info.units[f.unit]);
+        return "";
+    }
+
+    // Sorted ranges with the touching and overlapping ones joined.
+    std::vector<AddressSpan> merged(std::vector<AddressSpan> ranges)
+    {
+        std::sort(
+            ranges.begin(), ranges.end(), [](const AddressSpan& a, const AddressSpan& b) { return a.start < b.start; });
+        std::vector<AddressSpan> out;
+        for (const AddressSpan& r : ranges) {
+            if (!out.empty() && r.start <= out.back().end)
+                out.back().end = std::max(out.back().end, r.end);
+            else
+                out.push_back(r);
+        }
+        return out;
+    }
+
+    // Base names, or the path where two files share one.
+    void nameByFile(std::vector<CodeModule>& modules, const std::vector<std::string>& paths)
+    {
+        std::map<std::string, int> uses;
+        for (const std::string& p : paths)
+            ++uses[std::string(baseName(p))];
+        for (CodeModule& m : modules) {
+            if (!m.wholeFile)
+                continue;
+            const std::string& path = paths[size_t(m.lineTable)];
+            const std::string base(baseName(path));
+            m.name = uses[base] > 1 ? path : base;
+        }
+    }
+
+    // A module per source file, of the functions written in it (fileOfFunction), with a line table
+    // of its own; a function of no known file is a module of its own, without lines.
+    DebugModules fileModules(const di::DebugInfo& info)
+    {
+        DebugModules out;
+        std::map<std::string, size_t> moduleOfFile;
+        std::vector<std::string> paths; // per table
+        for (const di::Function& f : info.functions) {
+            std::vector<AddressSpan> ranges = rangesOf(f.ranges);
+            if (ranges.empty())
+                continue;
+            const std::string path = fileOfFunction(info, f);
+            if (path.empty()) {
+                out.modules.push_back(CodeModule { f.name, std::move(ranges), -1, false });
+                continue;
+            }
+            auto [slot, added] = moduleOfFile.try_emplace(path, out.modules.size());
+            if (added) {
+                out.modules.push_back(CodeModule { "", {}, int(paths.size()), true });
+                paths.push_back(path);
+                const bool known = f.unit >= 0 && size_t(f.unit) < info.units.size();
+                out.baseDirs.push_back({ known ? info.units[f.unit].compDir : "" });
+            }
+            std::vector<AddressSpan>& into = out.modules[slot->second].ranges;
+            into.insert(into.end(), ranges.begin(), ranges.end());
+        }
+        RangeIndex index;
+        for (CodeModule& m : out.modules) {
+            m.ranges = merged(std::move(m.ranges));
+            for (const AddressSpan& r : m.ranges) {
+                if (m.wholeFile)
+                    index.add(r.start, r.end, m.lineTable);
+            }
+        }
+        index.finish();
+        nameByFile(out.modules, paths);
+        out.tables = lineTables(info, index, paths);
+        return out;
+    }
+
 } // namespace
 
-DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind kind)
+bool hasArtificialUnits(const debuginfo::DebugInfo& info)
 {
+    return std::any_of(info.units.begin(), info.units.end(),
+        [](const di::CompileUnit& u) { return isArtificial(u) && !u.ranges.empty(); });
+}
+
+ModuleKind chooseModuleKind(const debuginfo::DebugInfo& info, ModuleKind asked)
+{
+    if (asked != ModuleKind::Auto)
+        return asked;
+    return hasArtificialUnits(info) ? ModuleKind::File : ModuleKind::Unit;
+}
+
+DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind asked)
+{
+    const ModuleKind kind = chooseModuleKind(info, asked);
+    if (kind == ModuleKind::File)
+        return fileModules(info);
     DebugModules out;
-    const UnitIndex index(info);
+    const RangeIndex index = unitIndex(info);
     out.tables = unitTables(info, index);
     for (const di::CompileUnit& u : info.units)
         out.baseDirs.push_back({ u.compDir });
@@ -163,7 +291,7 @@ DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind k
 size_t fillLineTables(const debuginfo::DebugInfo& info, std::vector<CodeModule>& modules,
     std::vector<LineTable>& tables, std::vector<std::vector<std::string>>& baseDirs)
 {
-    const UnitIndex index(info);
+    const RangeIndex index = unitIndex(info);
     std::vector<LineTable> unit = unitTables(info, index);
     std::map<int, int> added; // unit -> index in tables
     size_t filled = 0;

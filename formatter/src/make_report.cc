@@ -103,6 +103,60 @@ namespace {
         return std::nullopt;
     }
 
+    // Why the modules are source files when nobody asked: the units are link-time partitions.
+    void noteAutomaticFiles(const ReportRequest& request, const debuginfo::DebugInfo& info, Messages& messages)
+    {
+        if (request.by != ModuleKind::Auto || chooseModuleKind(info, request.by) != ModuleKind::File)
+            return;
+        addNote(messages,
+            fmt::format("{}: its DWARF units are link-time partitions (\"<artificial>\": built with -flto), not source "
+                        "files; modules are source files (--by unit shows the partitions)",
+                info.path));
+    }
+
+    // Modules and lines from the executable's DWARF (and symbols).
+    Sources sourcesFromDwarf(
+        const ReportRequest& request, ModuleKind by, Profile profile, debuginfo::DebugInfo info, Messages& messages)
+    {
+        DebugModules debug = modulesFromDebugInfo(info, by);
+        if (request.verbose) {
+            addNote(messages,
+                fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info.path, info.units.size(),
+                    info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
+        }
+        return Sources { std::move(profile), std::move(debug.modules),
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(info) };
+    }
+
+    // The one warning for a map whose units are link-time partitions (-flto): what they are and
+    // where the modules come from instead.
+    std::string partitionWarning(const ReportRequest& request, const mapparse::LinkMap& map, bool byDwarf)
+    {
+        std::string first;
+        for (const mapparse::Module& m : map.modules) {
+            if (mapparse::isLinkTimePartition(m.path)) {
+                first = m.name;
+                break;
+            }
+        }
+        const size_t n = mapparse::linkTimePartitions(map);
+        const std::string what = n == 1
+            ? fmt::format(
+                "{}: its unit {} is a link-time partition (linked with -flto), not a source file", request.map, first)
+            : fmt::format("{}: {} of its units are link-time partitions ({}, ...: linked with -flto), not source files",
+                request.map, n, first);
+        if (request.by == ModuleKind::Unit)
+            return what + "; modules are the partitions (--by unit)";
+        if (byDwarf)
+            return what
+                + (request.by == ModuleKind::Function ? "; modules are the functions of the executable's DWARF"
+                                                      : "; modules come from the executable's DWARF by source file")
+                + ", lines from its line table (listings are not used)";
+        return what
+            + "; modules are the partitions (the executable has no DWARF of this build: -g gives modules by "
+              "source file)";
+    }
+
     // A map's units or functions, with lines from the listings and, where no listing covers a
     // module, from the executable's DWARF (if it is the profile's build).
     Result<Sources> fromMap(const ReportRequest& request, Messages& messages)
@@ -119,6 +173,23 @@ namespace {
             return info.error();
         if (std::optional<Error> mismatch = checkMap(request, *map, *profile, *info, messages))
             return *mismatch;
+        // Link-time partitions, or --by file: source files come from DWARF, whatever the map says.
+        const bool dwarf = sameBuild(*profile, *info) && !(*info)->units.empty();
+        const bool partitions = mapparse::linkTimePartitions(*map) > 0;
+        if (partitions)
+            addWarning(messages, partitionWarning(request, *map, dwarf));
+        if (((partitions && request.by != ModuleKind::Unit) || request.by == ModuleKind::File) && dwarf) {
+            const ModuleKind by = request.by == ModuleKind::Function ? ModuleKind::Function : ModuleKind::File;
+            if (!partitions && !request.listings.empty())
+                addNote(
+                    messages, "--by file: modules and lines come from the executable's DWARF; listings are not used");
+            return sourcesFromDwarf(request, by, std::move(*profile), std::move(**info), messages);
+        }
+        if (request.by == ModuleKind::File)
+            return Error { "", 0,
+                fmt::format("--by file takes the source files of functions from the DWARF of {}, which cannot be read, "
+                            "has none or is not the profile's build (--exe PROG names it)",
+                    request.exe.empty() ? profile->image : request.exe) };
         Sources s;
         std::vector<size_t> unitOf;
         s.modules = modulesFromMap(*map, unitOf);
@@ -154,15 +225,8 @@ namespace {
             return image.error();
         if (!*image)
             return Error { request.exe.empty() ? profile->image : request.exe, 0, "cannot be read" };
-        const debuginfo::DebugInfo& info = **image;
-        DebugModules debug = modulesFromDebugInfo(info, request.by);
-        if (request.verbose) {
-            addNote(messages,
-                fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info.path, info.units.size(),
-                    info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
-        }
-        return Sources { std::move(*profile), std::move(debug.modules),
-            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(**image) };
+        noteAutomaticFiles(request, **image, messages);
+        return sourcesFromDwarf(request, request.by, std::move(*profile), std::move(**image), messages);
     }
 
     // Reads the program text of the selected modules' line tables, each table once.

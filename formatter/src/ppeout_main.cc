@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -49,7 +50,7 @@ void print(const pf::Messages& messages)
 struct Options {
     pf::ReportRequest request;
     std::string output;
-    std::string by = "unit";
+    std::string by = "auto";
     unsigned barWidth = 40;
     std::string format = "ppl";
     std::vector<std::string> args;
@@ -81,10 +82,12 @@ void usage(const po::options_description& options)
                "quoted shell patterns ('lib/*.lis') are expanded. Each module with at least the line\n"
                "threshold of the time and a listing gets its program text with hits per line.\n"
                "Without a map, the executable the profile names (or --exe PROG; its build id must be the\n"
-               "profile's) gives compile units or functions (--by) and source lines from DWARF; with a map,\n"
-               "its DWARF gives lines to the modules no listing covers. Shared objects that took samples are\n"
-               "listed with their busiest functions from their symbol tables; those over the line threshold\n"
-               "(or named by --object-lines) that have DWARF get their own units and program text too.\n"
+               "profile's) gives compile units, functions or source files (--by) and source lines from\n"
+               "DWARF; with a map, its DWARF gives lines to the modules no listing covers (and, where the\n"
+               "map's units are link-time partitions, -flto, the modules by source file). Shared objects\n"
+               "that took samples are listed with their busiest functions from their symbol tables; those\n"
+               "over the line threshold (or named by --object-lines) that have DWARF get their own units\n"
+               "and program text too.\n"
                "With --diff BASE_PPE, the report compares BASE_PPE (formatted with --base-map/--base-exe, or\n"
                "with the same map and executable when it is a profile of the same build, else its image's\n"
                "DWARF) with PPE_FILE: rows matched by name, the change of each row's share and time, and\n"
@@ -102,8 +105,9 @@ po::options_description describe(Options& o)
     auto add = options.add_options();
     add("exe,e", po::value(&r.exe), "the executable the profile is of (default: the image it names)");
     add("by,b", po::value(&o.by)->default_value(o.by),
-        "modules are compile units (unit) or functions (function); with a map, functions inside its units from the "
-        "executable's symbols");
+        "modules are compile units (unit), functions (function; with a map, functions inside its units from the "
+        "executable's symbols) or source files (file: each function credited to the file it was written in, from "
+        "DWARF); auto: units, or files where the units are link-time partitions (-flto)");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -154,8 +158,8 @@ void checkValues(const Options& o)
         fail("--base-map and --base-exe are for the base profile of --diff BASE_PPE");
     if (o.format != "ppl" && o.format != "html")
         fail(fmt::format("--format {}: expected ppl or html", o.format));
-    if (o.by != "unit" && o.by != "function")
-        fail(fmt::format("--by {}: expected unit or function", o.by));
+    if (o.by != "auto" && o.by != "unit" && o.by != "function" && o.by != "file")
+        fail(fmt::format("--by {}: expected auto, unit, function or file", o.by));
 }
 
 // The positional arguments: MAP_FILE PPE_FILE OUTPUT [LISTING...], or PPE_FILE OUTPUT (no map:
@@ -176,7 +180,9 @@ void takeArguments(Options& o)
     r.profiles = { args[withMap ? 1 : 0] };
     o.output = r.output = args[named - 1];
     r.listings.assign(args.begin() + long(named), args.end());
-    r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
+    const std::map<std::string, pf::ModuleKind> kinds = { { "auto", pf::ModuleKind::Auto },
+        { "unit", pf::ModuleKind::Unit }, { "function", pf::ModuleKind::Function }, { "file", pf::ModuleKind::File } };
+    r.by = kinds.at(o.by);
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!o.diff.empty() && (pf::sameFile(o.output, o.diff) || pf::sameFile(o.output, o.baseMap)))

@@ -49,6 +49,23 @@ uint64_t Module::codeSize() const
     return bytes;
 }
 
+bool isLinkTimePartition(std::string_view path)
+{
+    const size_t slash = path.rfind('/');
+    const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    if (base == "lto.tmp" || base == "ld-temp.o")
+        return true;
+    if (base.starts_with("lto-llvm-") && base.ends_with(".o"))
+        return true;
+    return base.ends_with(".o") && base.find(".ltrans") != std::string_view::npos;
+}
+
+size_t linkTimePartitions(const LinkMap& map)
+{
+    return size_t(std::count_if(
+        map.modules.begin(), map.modules.end(), [](const Module& m) { return isLinkTimePartition(m.path); }));
+}
+
 std::string_view dialectName(Dialect dialect)
 {
     switch (dialect) {

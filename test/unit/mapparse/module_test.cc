@@ -24,6 +24,33 @@ namespace {
         EXPECT_EQ(m.codeSize(), 0u);
     }
 
+    // What the linkers' maps name link-time partitions (test/data/maps/lto-*.map).
+    TEST(LinkTimePartition, RecognisesTheNamesOfEachLinker)
+    {
+        EXPECT_TRUE(isLinkTimePartition("/tmp/ccdMgSGg.ltrans0.ltrans.o")); // gcc -flto: GNU ld, gold, mold
+        EXPECT_TRUE(isLinkTimePartition("/tmp/ccZVrPVV.ltrans12.ltrans.o"));
+        EXPECT_TRUE(isLinkTimePartition("prog.ltrans0.ltrans.o")); // gcc -flto -save-temps
+        EXPECT_TRUE(isLinkTimePartition("lto.tmp")); // clang -flto, -flto=thin: lld
+        EXPECT_TRUE(isLinkTimePartition("/tmp/lto-llvm-681741.o")); // clang through LLVMgold: gold, mold
+        EXPECT_FALSE(isLinkTimePartition("simp.o"));
+        EXPECT_FALSE(isLinkTimePartition("/tmp/ccdMgSGg.o")); // gcc's temporary object without -flto
+        EXPECT_FALSE(isLinkTimePartition("libx.a(y.o)"));
+        EXPECT_FALSE(isLinkTimePartition("/usr/lib/x86_64-linux-gnu/crti.o"));
+        EXPECT_FALSE(isLinkTimePartition("ltrans.c.o.d"));
+    }
+
+    TEST(LinkTimePartition, CountsTheMapsPartitions)
+    {
+        LinkMap map;
+        map.modules.resize(3);
+        map.modules[0].path = "/usr/lib/x86_64-linux-gnu/Scrt1.o";
+        map.modules[1].path = "/tmp/ccA.ltrans0.ltrans.o";
+        map.modules[2].path = "/tmp/ccA.ltrans1.ltrans.o";
+        EXPECT_EQ(linkTimePartitions(map), 2u);
+        map.modules.resize(1);
+        EXPECT_EQ(linkTimePartitions(map), 0u);
+    }
+
     TEST(Dialect, Names)
     {
         EXPECT_EQ(dialectName(Dialect::GnuLd), "GNU ld");

@@ -10,7 +10,11 @@
 
 namespace ppe::formatter {
 
-enum class ModuleKind { Unit, Function };
+// What a module is: a compile unit, a function, or a source file (each function credited to the
+// file it was written in: what a unit is without link-time optimisation, and what it still means
+// with it, where gcc's units are link-time partitions named "<artificial>"). Auto: units, or files
+// where the units are such partitions (chooseModuleKind).
+enum class ModuleKind { Unit, Function, File, Auto };
 
 struct DebugModules {
     std::vector<CodeModule> modules;
@@ -18,10 +22,21 @@ struct DebugModules {
     std::vector<std::vector<std::string>> baseDirs; // per table: the compilation directory
 };
 
+// True when DWARF's compile units with code are link-time partitions (gcc -flto names each
+// "<artificial>"), not source files.
+bool hasArtificialUnits(const debuginfo::DebugInfo& info);
+
+// `asked`, with Auto resolved: File where the units are link-time partitions, else Unit.
+ModuleKind chooseModuleKind(const debuginfo::DebugInfo& info, ModuleKind asked);
+
 // Modules from DWARF: compile units (named by their file's base name, or its path where two
 // share one) or functions (DWARF subprograms, demangled); code that no DWARF describes gets a
 // module per function of the symbol table. Each unit's DWARF lines become its line table, with
 // the unit's own file first and inlined code marked with the function it was inlined into.
+// By file, a module is the functions whose entry line (their first line of code not inlined
+// from elsewhere) is in that file, named like units, with a line table of its own; code inlined
+// into them stays theirs, under the callee's file in the table. Auto is resolved
+// (chooseModuleKind).
 DebugModules modulesFromDebugInfo(const debuginfo::DebugInfo& info, ModuleKind kind);
 
 // Gives the modules that have no line table (no listing) the DWARF lines of their code: DWARF

@@ -19,7 +19,10 @@ struct ReportRequest {
     std::vector<std::string> listings; // with a map: compiler listings, names or shell patterns
     std::string output; // where the report goes: never taken for a listing ("" or "-": nowhere)
     std::string exe; // the executable, or "" for the image the profile names
-    ModuleKind by = ModuleKind::Unit; // compile units or functions (with a map: its units split by the image's symbols)
+    // Compile units, functions (with a map: its units split by the image's symbols) or source files
+    // (from DWARF, with or without a map); Auto: units, or source files where the units are
+    // link-time partitions (-flto: the map's *.ltrans*.o, lto.tmp; DWARF's "<artificial>").
+    ModuleKind by = ModuleKind::Auto;
     double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
     size_t topFunctions = 5; // functions (and addresses without one) listed per shared object

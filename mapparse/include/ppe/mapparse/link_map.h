@@ -50,6 +50,16 @@ Result<LinkMap> parseLinkMap(std::string_view text, std::string_view fileName);
 // Reads and parses the map at `path`.
 Result<LinkMap> readLinkMap(const std::string& path);
 
+// True for an object the linker's LTO plugin made from the program's intermediate code: a
+// link-time partition, whose code comes from any number of source files. gcc -flto names them
+// ccXXXXXX.ltransN.ltrans.o (NAME.ltransN.ltrans.o with -save-temps) under GNU ld, gold and mold;
+// clang -flto and -flto=thin give lld's "lto.tmp" and, through LLVMgold (gold, mold),
+// /tmp/lto-llvm-XXXXXX.o.
+bool isLinkTimePartition(std::string_view path);
+
+// How many of the map's modules are link-time partitions.
+size_t linkTimePartitions(const LinkMap& map);
+
 // "GNU ld", "gold", "lld", "mold".
 std::string_view dialectName(Dialect dialect);
 

@@ -1,0 +1,233 @@
+// Link-time optimised programs (issue 24): gcc -flto's maps name link-time partitions and its
+// DWARF "<artificial>" units, yet the modules are to be the source files, agreeing within their
+// errors with the same program built without -flto. The examples (examples/lto/) are built by
+// CMake with and without -flto; clang -flto=thin with lld is built here when clang is installed.
+#include "report_text.h"
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace ppe::testing {
+namespace {
+
+    const std::string kExamples = PPE_EXAMPLES_DIR;
+    const std::string kSources = PPE_EXAMPLES_SOURCE;
+
+    // Runs `program` under the launcher in CPU mode into DIR/NAME, growing its scale until the
+    // profile holds `samples` in-range samples (waiting for samples, not for time).
+    std::string profile(const TempDir& dir, const std::string& name, const std::string& program, int samples)
+    {
+        for (const char* scale : { "4", "8", "16", "32", "64" }) {
+            const RunResult r = runProgram({ PPE_LAUNCHER, "-o", dir.file(name), "--mode", "cpu", program, scale });
+            EXPECT_EQ(r.status, 0) << r.err;
+            const RunResult head = runProgram({ PPEOUT, dir.file(name), "-" });
+            if (head.status == 0 && std::atoi(inRangeCount(head.out).c_str()) >= samples)
+                break;
+        }
+        return dir.file(name);
+    }
+
+    size_t count(const std::string& text, const std::string& what)
+    {
+        size_t n = 0;
+        for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+            ++n;
+        return n;
+    }
+
+    std::map<std::string, Row> byName(const std::vector<Row>& rows)
+    {
+        std::map<std::string, Row> out;
+        for (const Row& r : rows)
+            out.emplace(r.name, r);
+        return out;
+    }
+
+    // No module is a link-time partition or an artificial unit.
+    void expectNoPartitionRow(const std::vector<Row>& rows, const std::string& report)
+    {
+        for (const Row& r : rows) {
+            EXPECT_EQ(r.name.find("ltrans"), std::string::npos) << report;
+            EXPECT_EQ(r.name.find("<artificial>"), std::string::npos) << report;
+            EXPECT_NE(r.name, "lto.tmp") << report;
+        }
+    }
+
+    // The rows of `files` agree between the two tables within three standard errors of their
+    // difference.
+    void expectAgreement(const std::vector<Row>& plain, const std::vector<Row>& lto,
+        const std::vector<std::string>& files, const std::string& reports)
+    {
+        const std::map<std::string, Row> a = byName(plain), b = byName(lto);
+        for (const std::string& f : files) {
+            ASSERT_TRUE(a.contains(f)) << f << " without -flto\n" << reports;
+            ASSERT_TRUE(b.contains(f)) << f << " with -flto\n" << reports;
+            const double sigma = std::hypot(a.at(f).error, b.at(f).error);
+            EXPECT_LE(std::abs(a.at(f).percent - b.at(f).percent), 3 * sigma + 0.5) << f << "\n" << reports;
+        }
+    }
+
+    // Both programs' module tables from their DWARF alone: by unit without -flto, automatically
+    // by file with it (a note says why), and with --by file both ways.
+    void compareBuilds(const std::string& plainProgram, const std::string& ltoProgram,
+        const std::vector<std::string>& files, const std::string& hotFile)
+    {
+        TempDir dir;
+        const std::string plain = profile(dir, "plain.ppe", plainProgram, 1500);
+        const std::string lto = profile(dir, "lto.ppe", ltoProgram, 1500);
+        const RunResult a = runProgram({ PPEOUT, plain, "-" });
+        const RunResult b = runProgram({ PPEOUT, lto, "-" });
+        ASSERT_EQ(a.status, 0) << a.err;
+        ASSERT_EQ(b.status, 0) << b.err;
+        EXPECT_EQ(count(a.err, "link-time partition"), 0u) << a.err;
+        EXPECT_EQ(count(b.err, "link-time partitions (\"<artificial>\""), 1u) << b.err;
+        const std::vector<Row> plainRows = moduleRows(a.out), ltoRows = moduleRows(b.out);
+        expectNoPartitionRow(plainRows, a.out);
+        expectNoPartitionRow(ltoRows, b.out);
+        expectAgreement(plainRows, ltoRows, files, a.out + b.out);
+        ASSERT_FALSE(ltoRows.empty());
+        EXPECT_EQ(ltoRows[0].name, hotFile) << b.out;
+        const std::vector<ModuleText> text = programText(b.out);
+        ASSERT_FALSE(text.empty()) << b.out;
+        EXPECT_EQ(text[0].name, hotFile);
+        EXPECT_EQ(text[0].origin, "DWARF line table");
+        EXPECT_GT(busiest(text[0].rows).hits, 0.3 * text[0].hitsTotal) << b.out;
+
+        const RunResult fa = runProgram({ PPEOUT, "--by", "file", plain, "-" });
+        const RunResult fb = runProgram({ PPEOUT, "--by", "file", lto, "-" });
+        ASSERT_EQ(fa.status, 0) << fa.err;
+        ASSERT_EQ(fb.status, 0) << fb.err;
+        expectAgreement(moduleRows(fa.out), moduleRows(fb.out), files, fa.out + fb.out);
+        expectNoPartitionRow(moduleRows(fb.out), fb.out);
+        // --by unit shows what gcc made of the units: the partition.
+        const RunResult units = runProgram({ PPEOUT, "--by", "unit", lto, "-" });
+        ASSERT_EQ(units.status, 0) << units.err;
+        ASSERT_FALSE(moduleRows(units.out).empty());
+        EXPECT_EQ(moduleRows(units.out)[0].name, "<artificial>") << units.out;
+    }
+
+    TEST(LtoReport, CModulesBySourceFileAgreeWithAndWithoutLto)
+    {
+        compareBuilds(kExamples + "/lto_c", kExamples + "/lto_c_bfd", { "sieve.c", "sort.c", "hash.c" }, "sieve.c");
+    }
+
+    TEST(LtoReport, FortranModulesBySourceFileAgreeWithAndWithoutLto)
+    {
+        compareBuilds(kExamples + "/lto_f", kExamples + "/lto_f_bfd", { "gram.f90", "bsort.f90" }, "gram.f90");
+    }
+
+    const std::vector<std::string> kCFiles = { "sieve.c", "sort.c", "hash.c" };
+
+    // One map: the warning about partitions appears once and the modules are still the files.
+    void checkMap(const std::string& program, const std::string& map, const std::string& ppe,
+        const std::vector<std::string>& files = kCFiles)
+    {
+        const RunResult r = runProgram({ PPEOUT, map, ppe, "-" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(count(r.err, "link-time partition"), 1u) << r.err;
+        const std::vector<Row> rows = moduleRows(r.out);
+        expectNoPartitionRow(rows, r.out);
+        const std::map<std::string, Row> named = byName(rows);
+        for (const std::string& f : files)
+            EXPECT_TRUE(named.contains(f)) << f << " of " << program << "\n" << r.out;
+        ASSERT_FALSE(rows.empty());
+        EXPECT_EQ(rows[0].name, files.front()) << r.out;
+    }
+
+    class LtoMap : public ::testing::TestWithParam<std::string> { };
+
+    TEST_P(LtoMap, PartitionsAreWarnedOnceAndModulesAreSourceFiles)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/lto_c_" + GetParam();
+        const std::string map = program + ".map";
+        ASSERT_NE(readFile(map).find(".ltrans0.ltrans.o"), std::string::npos) << map;
+        checkMap(program, map, profile(dir, "p.ppe", program, 600));
+    }
+
+    INSTANTIATE_TEST_SUITE_P(GccLto, LtoMap, ::testing::Values("bfd", "gold", "mold"));
+
+    TEST(LtoMap, GfortranWithGnuLd)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/lto_f_bfd";
+        ASSERT_NE(readFile(program + ".map").find(".ltrans0.ltrans.o"), std::string::npos);
+        checkMap(program, program + ".map", profile(dir, "p.ppe", program, 600), { "gram.f90", "bsort.f90" });
+    }
+
+    // lld cannot run gcc's LTO plugin (gcc -flto -fuse-ld=lld leaves main undefined); its LTO is
+    // clang's, whose map names every ThinLTO module "lto.tmp".
+    TEST(LtoMap, ClangThinLtoWithLld)
+    {
+        const RunResult tools = runProgram({ "sh", "-c", "command -v clang && command -v ld.lld" });
+        if (tools.status != 0)
+            GTEST_SKIP() << "clang or ld.lld is not installed: no ThinLTO build to read";
+        TempDir dir;
+        const std::string program = dir.file("lto_thin");
+        std::vector<std::string> build
+            = { "clang", "-O2", "-g", "-flto=thin", "-fuse-ld=lld", "-o", program, "-Wl,-Map=" + program + ".map" };
+        for (const char* f : { "main.c", "sieve.c", "sort.c", "hash.c" })
+            build.push_back(kSources + "/lto/" + f);
+        const RunResult built = runProgram(build);
+        ASSERT_EQ(built.status, 0) << built.err;
+        ASSERT_NE(readFile(program + ".map").find("lto.tmp:(.text"), std::string::npos);
+        checkMap(program, program + ".map", profile(dir, "p.ppe", program, 600));
+    }
+
+    // A listing made at link time lists the partition's code: with --by unit (the partitions as
+    // modules) it is placed by its section sizes and gives the program text of every file in it;
+    // by source file the DWARF lines serve and the warning says the listing is not used.
+    TEST(LtoListing, ALinkTimeListingGivesThePartitionItsProgramText)
+    {
+        TempDir dir;
+        const std::string program = kExamples + "/lto_c_bfd";
+        const std::string ppe = profile(dir, "p.ppe", program, 600);
+        const RunResult units = runProgram({ PPEOUT, "--by", "unit", program + ".map", ppe, "-", program + ".lis" });
+        ASSERT_EQ(units.status, 0) << units.err;
+        EXPECT_EQ(count(units.err, "link-time partition"), 1u) << units.err;
+        const std::vector<ModuleText> text = programText(units.out);
+        ASSERT_EQ(text.size(), 1u) << units.out;
+        EXPECT_NE(text[0].name.find(".ltrans0.ltrans.o"), std::string::npos) << units.out;
+        EXPECT_EQ(text[0].origin, "listing " + program + ".lis");
+        double sieve = 0;
+        for (const FileText& f : text[0].files) {
+            if (f.heading.find("sieve.c") == std::string::npos)
+                continue;
+            for (const TextRow& r : f.rows)
+                sieve += r.hits;
+        }
+        EXPECT_GT(sieve, 0.3 * text[0].hitsTotal) << units.out;
+
+        const RunResult files = runProgram({ PPEOUT, program + ".map", ppe, "-", program + ".lis" });
+        ASSERT_EQ(files.status, 0) << files.err;
+        EXPECT_EQ(count(files.err, "link-time partition"), 1u) << files.err;
+        EXPECT_NE(files.err.find("listings are not used"), std::string::npos) << files.err;
+        const std::vector<ModuleText> dwarf = programText(files.out);
+        ASSERT_FALSE(dwarf.empty()) << files.out;
+        EXPECT_EQ(dwarf[0].name, "sieve.c");
+        EXPECT_EQ(dwarf[0].origin, "DWARF line table");
+    }
+
+    // Without DWARF the map's partitions are the modules, and the warning says so.
+    TEST(LtoMap, WithoutDwarfThePartitionsAreTheModules)
+    {
+        TempDir dir;
+        const std::string program = dir.file("lto_c_stripped");
+        const RunResult stripped = runProgram({ "strip", "--strip-debug", "-o", program, kExamples + "/lto_c_bfd" });
+        ASSERT_EQ(stripped.status, 0) << stripped.err;
+        const std::string ppe = profile(dir, "p.ppe", program, 300);
+        const RunResult r = runProgram({ PPEOUT, kExamples + "/lto_c_bfd.map", ppe, "-" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(count(r.err, "link-time partition"), 1u) << r.err;
+        EXPECT_NE(r.err.find("modules are the partitions"), std::string::npos) << r.err;
+        const std::vector<Row> rows = moduleRows(r.out);
+        ASSERT_FALSE(rows.empty());
+        EXPECT_NE(rows[0].name.find(".ltrans0.ltrans.o"), std::string::npos) << r.out;
+    }
+
+} // namespace
+} // namespace ppe::testing
