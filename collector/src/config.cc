@@ -2,6 +2,8 @@
 
 #include "ppe/core/env_value.h"
 
+#include <initializer_list>
+
 namespace ppe {
 
 namespace {
@@ -54,6 +56,32 @@ namespace {
         return SampleMode(mode);
     }
 
+    // The first rank variable that is set to a decimal number (a bad one is skipped with a warning).
+    const char* readRank(LookupFn lookup, WarnFn warn)
+    {
+        for (const char* name : { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" }) {
+            const char* text = lookup(name);
+            uint64_t rank = 0;
+            if (!text)
+                continue;
+            const ValueError error = parseDecimal(text, 0, UINT64_MAX, &rank);
+            if (error == ValueError::None)
+                return text;
+            warn(name, text, describe(error), "the next rank variable");
+        }
+        return nullptr;
+    }
+
+    const char* readJob(LookupFn lookup)
+    {
+        for (const char* name : { "SLURM_JOB_ID", "PBS_JOBID" }) {
+            const char* text = lookup(name);
+            if (text && *text)
+                return text;
+        }
+        return nullptr;
+    }
+
 } // namespace
 
 Config readConfig(LookupFn lookup, WarnFn warn)
@@ -80,6 +108,8 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     }
     const char* children = lookup("PPE_CHILDREN");
     config.children = !children || !same(children, "0");
+    config.rank = readRank(lookup, warn);
+    config.job = readJob(lookup);
     return config;
 }
 

@@ -75,6 +75,7 @@ struct Profile {
     std::string endReason;
     std::string host, cpu, arch, os;
     uint64_t pid = 0, parentPid = 0;
+    std::optional<uint64_t> rank; // the MPI or Slurm rank, when the collector knew it
     int64_t startTime = 0, endTime = 0; // seconds since the epoch, UTC
     std::string image;
     std::string buildId; // lower-case hex, "" if none
