@@ -21,6 +21,9 @@ packages=(
   # cross compilers of the programs they run (ARC for ../shared/tools/qemu-arc, aarch64)
   gdbserver qemu-user gcc-12-arc-linux-gnu binutils-arc-linux-gnu libc6-dev-arc-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # the MPI example and tests (issue 20): Open MPI's mpicc and mpirun; GNU time for bench/merge.sh's
+  # peak RSS
+  openmpi-bin libopenmpi-dev time
 )
 
 missing=()

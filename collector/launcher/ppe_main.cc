@@ -14,9 +14,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <string_view>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -144,7 +144,8 @@ void checkPatterns(const std::string& output)
     for (size_t at = output.find('%'); at != std::string::npos; at = output.find('%', at + 2)) {
         if (at + 1 == output.size() || std::string_view("phrj%").find(output[at + 1]) == std::string_view::npos)
             fail(kUsageError,
-                "-o " + output + ": '" + output.substr(at, 2) + "' is no pattern (%p pid, %h host, %r rank, %j job id, %% a %)");
+                "-o " + output + ": '" + output.substr(at, 2)
+                    + "' is no pattern (%p pid, %h host, %r rank, %j job id, %% a %)");
     }
 }
 

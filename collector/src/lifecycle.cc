@@ -306,7 +306,8 @@ namespace {
             say({ "PPE_OUT=\"", g_ppe.config.output, "\": a '%' pattern other than %p %h %r %j %% is kept as it is" });
         if (issues & kNoRank)
             say({ "PPE_OUT=\"", g_ppe.config.output,
-                "\": %r without a rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID); the pid stands for it" });
+                "\": %r without a rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID); the pid stands for "
+                "it" });
         if (issues & kNoJob)
             say({ "PPE_OUT=\"", g_ppe.config.output, "\": %j without a job id (SLURM_JOB_ID, PBS_JOBID); \"nojob\"" });
     }

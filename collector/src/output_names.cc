@@ -117,11 +117,11 @@ namespace {
                 appendPart(path, parts.host ? parts.host : "localhost");
             } else if (pattern == 'r') {
                 appendTo(path, parts.rank ? parts.rank : "%p");
-                e.issues |= parts.rank ? 0 : kNoRank;
+                e.issues |= parts.rank ? 0u : unsigned(kNoRank);
                 e.distinct = true;
             } else if (pattern == 'j') {
                 appendPart(path, parts.job ? parts.job : "nojob");
-                e.issues |= parts.job ? 0 : kNoJob;
+                e.issues |= parts.job ? 0u : unsigned(kNoJob);
             } else {
                 const char unknown[3] = { '%', pattern, '\0' };
                 appendLiteral(path, unknown);

@@ -15,8 +15,8 @@ namespace ppe {
 namespace {
 
     // The name this process would write, and the NameIssue bits.
-    std::string chosen(const char* wanted, const char* image, bool descendant, const NameParts& parts = {},
-        unsigned* issues = nullptr)
+    std::string chosen(
+        const char* wanted, const char* image, bool descendant, const NameParts& parts = {}, unsigned* issues = nullptr)
     {
         char pathTemplate[PATH_MAX] = {};
         const unsigned found = chooseOutputPath(wanted, image, descendant, parts, pathTemplate);

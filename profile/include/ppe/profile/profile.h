@@ -111,6 +111,13 @@ struct Profile {
     std::vector<BlockedPlace> blocked; // decreasing seconds
     std::optional<BlockingScan> scan; // present when blocked threads were sampled
 
+    // A merge of several processes' profiles (ppeout on a directory or a pattern; formatter's
+    // merge_profiles.h): how many, their pids in short ("1201-1204, 1310") and the end reasons
+    // counted ("exit (3), signal 15 (1)"). 1 and "" for one profile.
+    uint64_t mergedProfiles = 1;
+    std::string mergedPids;
+    std::string mergedEndReasons;
+
     uint64_t inRange() const { return counts[kInRange]; }
 };
 
