@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Merging many profiles (issue 20): ppeout on a directory of COUNT .ppe files against ppeout on
 # one of them, peak RSS (GNU time's "Maximum resident set size") and wall time. The COUNT files
-# are one real profile (PROG run once under the collector) rewritten: file i has every count of
-# the original (categories, bins, max-bin, objects, threads) multiplied by 1 + i % 7, its own pid
-# and a rank record i, so each is a consistent profile of the same build with different counts.
+# are one real profile (PROG run once under the collector, CPU mode) rewritten: file i has every
+# count of the original (categories, bins, max-bin, objects, threads) and its CPU and active time
+# multiplied by 1 + i % 7, its own pid and a rank record i, so each is a consistent profile of
+# the same build with different counts (and the same achieved rate).
 # Usage: bench/merge.sh [BUILD_DIR] [COUNT] [WORK_DIR] [PROG ARGS...]
-#   default PROG: BUILD_DIR/examples/ktest (Fortran, many functions), run in CPU mode
+#   default PROG: bench/large_program.sh's program with 10 x 300 functions, run for 3 s
 set -euo pipefail
 build=$(readlink -f "${1:-build}")
 count=${2:-1000}
 work=${3:-$(mktemp -d)}
 shift $(($# < 3 ? $# : 3))
 prog=("$@")
-[ ${#prog[@]} -gt 0 ] || prog=("$build/examples/ktest")
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ${#prog[@]} -eq 0 ]; then
+  [ -x "$work/large" ] || "$here/large_program.sh" "$work" 10 300 >/dev/null
+  prog=("$work/large" 3)
+fi
 [ -x /usr/bin/time ] || { echo "bench/merge.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
 
 mkdir -p "$work/many"
@@ -25,6 +30,8 @@ for i in $(seq 0 $((count - 1))); do
     $1 == "object-hit" { $4 = $4 * f }
     $1 == "object" { $3 = $3 * f }
     $1 == "thread" { $3 = $3 * f }
+    $1 == "cpu-time" { $2 = sprintf("%.6f", $2 * f); $3 = sprintf("%.6f", $3 * f) }
+    $1 == "active-time" { $2 = sprintf("%.6f", $2 * f) }
     $1 == "pid" { $2 = pid; print; print "rank " rank; next }
     { print }' "$work/one.ppe" >"$work/many/p$(printf %05d "$i").ppe"
 done

@@ -149,8 +149,9 @@ namespace {
             const bool partial = std::regex_search(out.out, status, std::regex(R"(Profile status: (\w+))"));
             std::cout << "rank " << rank << ": " << std::filesystem::path(file).filename().string() << ", "
                       << totalOf(out.out) << " samples, " << (partial ? status[1].str() : "complete") << "\n";
-            if (rank == 1)
+            if (rank == 1) {
                 EXPECT_GT(hitsOf(out.out, "own_work"), 0) << "the aborting rank worked first\n" << out.out;
+            }
         }
 #endif
     }
@@ -188,9 +189,12 @@ namespace {
             runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("a.ppe") } })
                 .status,
             0);
-        ASSERT_EQ(runProgram({ kExamples + "/mathlib", "20" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("b.ppe") } })
+        // mathlib has no libppe linked in: preloaded.
+        ASSERT_EQ(runProgram({ kExamples + "/mathlib", "20" },
+                      { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("b.ppe") }, { "LD_PRELOAD", PPE_LIBRARY } })
                       .status,
             0);
+        ASSERT_TRUE(fileExists(dir.file("b.ppe")));
         const RunResult merged = runProgram({ PPEOUT, dir.path(), dir.file("out.txt") });
         EXPECT_EQ(merged.status, 1);
         EXPECT_NE(merged.err.find(dir.file("a.ppe")), std::string::npos) << merged.err;
