@@ -156,6 +156,37 @@ namespace {
 #endif
     }
 
+    // `ppe -o` with patterns: the host and pid in the name, a forked child with its own pid, and a
+    // Slurm rank and job id from the environment.
+    TEST(MpiTest, TheLaunchersOutputTakesPatternsAndAForkedChildItsOwnPid)
+    {
+        TempDir dir;
+        const RunResult run = runProgram(
+            { PPE_LAUNCHER, "--mode", "cpu", "-o", dir.file("%h.%p.ppe"), PPE_FORK_CHILD }, {}, dir.path());
+        ASSERT_EQ(run.status, 0) << run.err;
+        std::smatch child;
+        ASSERT_TRUE(std::regex_search(run.out, child, std::regex("child ([0-9]+) "))) << run.out;
+        std::vector<Profile> profiles;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+            profiles.push_back(readBack(entry.path().string()));
+        ASSERT_EQ(profiles.size(), 2u) << run.err;
+        for (const Profile& p : profiles) {
+            const std::string host = p.host.substr(0, p.host.find('.'));
+            EXPECT_TRUE(fileExists(dir.file(host + "." + std::to_string(p.pid) + ".ppe"))) << p.pid;
+        }
+        EXPECT_TRUE(profiles[0].pid == std::stoull(child[1]) || profiles[1].pid == std::stoull(child[1]));
+        std::filesystem::create_directory(dir.file("job42"));
+        const RunResult inJob = runProgram({ PPE_LAUNCHER, "-o", dir.file("job%j/"), kExamples + "/simp", "1000003" },
+            { { "SLURM_PROCID", "6" }, { "SLURM_JOB_ID", "42" } });
+        ASSERT_EQ(inJob.status, 0) << inJob.err;
+        const Profile ranked = readBack(dir.file("job42/simp.rank6.ppe"));
+        ASSERT_TRUE(ranked.rank);
+        EXPECT_EQ(*ranked.rank, 6u);
+        const RunResult bad = runProgram({ PPE_LAUNCHER, "-o", dir.file("%y.ppe"), kExamples + "/simp", "3" });
+        EXPECT_NE(bad.status, 0);
+        EXPECT_NE(bad.err.find("'%y' is no pattern"), std::string::npos) << bad.err;
+    }
+
     // simp run twice with different PPE_MEM: bins of different widths.
     std::pair<Profile, Profile> twoWidths(TempDir& dir)
     {
