@@ -309,7 +309,8 @@ namespace {
                 "\": %r without a rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID); the pid stands for "
                 "it" });
         if (issues & kNoJob)
-            say({ "PPE_OUT=\"", g_ppe.config.output, "\": %j without a job id (SLURM_JOB_ID, PBS_JOBID); \"nojob\"" });
+            say({ "PPE_OUT=\"", g_ppe.config.output,
+                "\": %j without a job id (SLURM_JOB_ID, PBS_JOBID); \"nojob\" stands for it" });
     }
 
 } // namespace

@@ -189,6 +189,8 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& me
     const auto files = profileFiles(paths);
     if (!files)
         return files.error();
+    if (files->empty())
+        return Error { "", 0, "0 profiles: nothing to format" };
     if (files->size() > 1)
         return mergeProfileFiles(*files, readProfileFile, messages);
     const std::string& path = files->front();
