@@ -7,6 +7,7 @@
 #include "ppe/formatter/imbalance.h"
 #include "ppe/formatter/merge_profiles.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -153,6 +154,35 @@ namespace {
         EXPECT_EQ(im.rows[2].rank, 2u);
         EXPECT_EQ(im.rows[2].samples, 100u);
         EXPECT_DOUBLE_EQ(im.rows[0].userPercent, 75.0);
+    }
+
+    TEST(Imbalance, ManyRanksShowTheHeaviestAndTheLightestAndRanksWithoutARecordAreCounted)
+    {
+        const std::vector<CodeModule> modules = { { "only", { { 0x1000, 0x2000 } } } };
+        std::map<std::string, Profile> files;
+        std::vector<std::string> names;
+        for (uint64_t i = 0; i < 25; ++i) {
+            names.push_back(fmt::format("f{:02}", i));
+            files[names.back()] = process(200 + i, { { 0x1000, 10 + i } }); // no rank record
+        }
+        ProfileMerge merge;
+        Messages messages;
+        for (const std::string& name : names)
+            ASSERT_FALSE(merge.add(files.at(name), name, messages));
+        Report report = buildReport(merge.finish(messages), modules);
+        addImbalance(
+            report, modules, names, [&](const std::string& name) -> Result<Profile> { return files.at(name); },
+            messages);
+        ASSERT_TRUE(report.imbalance);
+        const Imbalance& im = *report.imbalance;
+        EXPECT_TRUE(im.ranksFromOrder);
+        ASSERT_EQ(im.rows.size(), kImbalanceRankRows);
+        EXPECT_EQ(im.hiddenRanks, 25 - kImbalanceRankRows);
+        EXPECT_EQ(im.hiddenAfter, kImbalanceRankRows / 2);
+        EXPECT_EQ(im.rows.front().rank, 24u); // the heaviest: the last file, the 25th
+        EXPECT_EQ(im.rows.front().samples, 34u);
+        EXPECT_EQ(im.rows.back().rank, 0u);
+        EXPECT_DOUBLE_EQ(im.meanSamples, 22.0);
     }
 
 } // namespace
