@@ -23,6 +23,9 @@ packages=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # the batch-system tests: a one-node Slurm and its authentication (test/slurm/cluster.sh)
   slurm-wlm munge
+  # the MPI example and tests (issue 20): Open MPI's mpicc and mpirun; GNU time for bench/merge.sh's
+  # peak RSS
+  openmpi-bin libopenmpi-dev time
 )
 # The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
 # Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -53,7 +54,8 @@ po::options_description describeOptions()
     po::options_description d("Options (before PROG)");
     d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")("output,o",
         po::value<std::string>()->value_name("FILE|DIR/"),
-        "profile file, or a directory for PROG.ppe (PPE_OUT); default PROG.ppe in the current directory")(
+        "profile file, or a directory for PROG.ppe (PPE_OUT; patterns %p pid, %h host, %r rank, %j job id, %%); "
+        "default PROG.ppe in the current directory (PROG.rankR.ppe for a rank R of an MPI or Slurm job)")(
         "no-children", "profile only PROG, not the programs it runs (PPE_CHILDREN=0)")("mem,m",
         po::value<std::string>()->value_name("PAGES"),
         ("histogram budget in 512-byte pages (PPE_MEM, " + std::to_string(ppe::kDefaultPages) + ")").c_str())(
@@ -139,8 +141,20 @@ fs::path findLibrary(const Options& o, const char* argv0)
     fail(kCannotRun, std::string("cannot find libppe.so next to ") + argv0 + "; use --lib PATH");
 }
 
+// The patterns of an output name are libppe's: %p %h %r %j %% (collector/src/output_names.h).
+void checkPatterns(const std::string& output)
+{
+    for (size_t at = output.find('%'); at != std::string::npos; at = output.find('%', at + 2)) {
+        if (at + 1 == output.size() || std::string_view("phrj%").find(output[at + 1]) == std::string_view::npos)
+            fail(kUsageError,
+                "-o " + output + ": '" + output.substr(at, 2)
+                    + "' is no pattern (%p pid, %h host, %r rank, %j job id, %% a %)");
+    }
+}
+
 // PPE_OUT for the launched program, checked now rather than at the end of a long job: -o as given
-// (a directory, existing or written with a final '/', gets PROG.ppe inside it), else PPE_OUT as
+// (a directory, existing or written with a final '/', gets PROG.ppe inside it; patterns are
+// expanded by libppe in each process, so a directory part with a pattern is not checked), else PPE_OUT as
 // set in the environment, else the current
 // directory, as perf.data and gmon.out go there. The programs PROG runs write CHILD.PID.ppe beside.
 std::string outputSetting(std::optional<std::string> output)
@@ -151,14 +165,17 @@ std::string outputSetting(std::optional<std::string> output)
         return fs::current_path().string() + "/";
     if (*output == "-" || output->empty())
         fail(kUsageError, "-o " + *output + ": the profile is written to a file when the program ends; give its name");
+    checkPatterns(*output);
     std::error_code ec;
     if (output->back() == '/' || fs::is_directory(*output, ec)) {
+        if (output->find('%') != std::string::npos)
+            return *output; // a directory per host or job: libppe expands it, the program may create it
         if (!fs::is_directory(*output, ec))
             fail(kUsageError, "-o " + *output + ": no such directory");
         return output->back() == '/' ? *output : *output + "/";
     }
     const fs::path parent = fs::absolute(*output, ec).parent_path();
-    if (!fs::is_directory(parent, ec))
+    if (parent.string().find('%') == std::string::npos && !fs::is_directory(parent, ec))
         fail(kUsageError, "-o " + *output + ": no such directory " + parent.string());
     return *output;
 }

@@ -24,7 +24,7 @@ struct Collector {
     OutputScratch* finalScratch = nullptr; // the final profile's memory (exit path)
     OutputScratch* checkpointScratch = nullptr; // the collector thread's: never the exit path's
     Mechanism mechanism = Mechanism::None;
-    char basePath[PATH_MAX] = {}; // the output name before any fork
+    char basePath[PATH_MAX] = {}; // the output name as a template (%p: the pid; output_names.h)
     char outputPath[PATH_MAX] = {};
     char livePath[PATH_MAX] = {}; // the file-backed live profile; "" when anonymous
     uint64_t activeNs = 0; // sampling time accumulated over finished periods

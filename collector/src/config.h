@@ -25,10 +25,15 @@ struct Config {
     // PPE_OBJECT: the shared object to monitor instead of the executable, by file name or soname
     // (points into the environment); nullptr: the executable.
     const char* object = nullptr;
+    // The process's rank in a parallel job: the first of OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
+    // SLURM_PROCID that is a decimal number (points into the environment); nullptr: not known.
+    const char* rank = nullptr;
+    const char* job = nullptr; // the batch job id: SLURM_JOB_ID or PBS_JOBID; nullptr: none
 };
 
 // Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
-// PPE_OBJECT and the launcher's PPE_LAUNCHED and PPE_CHILDREN through `lookup` (getenv in the
+// PPE_OBJECT, the launcher's PPE_LAUNCHED and PPE_CHILDREN, and the MPI and batch system's rank and job id
+// through `lookup` (getenv in the
 // collector; a table in tests), warning once per bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);

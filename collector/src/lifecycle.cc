@@ -294,6 +294,30 @@ void finish(const char* reason)
     say({ "output file is ", written });
 }
 
+namespace {
+
+    // The profile's name (and the template a forked child's name comes from), saying once what
+    // PPE_OUT's patterns could not expand.
+    void nameOutput(const char* imagePath, bool descendant)
+    {
+        char host[256];
+        shortHostName(host, sizeof(host));
+        const NameParts parts { host, g_ppe.config.rank, g_ppe.config.job };
+        const unsigned issues = chooseOutputPath(g_ppe.config.output, imagePath, descendant, parts, g_ppe.basePath);
+        outputPathOf(g_ppe.basePath, uint64_t(getpid()), g_ppe.outputPath);
+        if (issues & kUnknownPattern)
+            say({ "PPE_OUT=\"", g_ppe.config.output, "\": a '%' pattern other than %p %h %r %j %% is kept as it is" });
+        if (issues & kNoRank)
+            say({ "PPE_OUT=\"", g_ppe.config.output,
+                "\": %r without a rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID); the pid stands for "
+                "it" });
+        if (issues & kNoJob)
+            say({ "PPE_OUT=\"", g_ppe.config.output,
+                "\": %j without a job id (SLURM_JOB_ID, PBS_JOBID); \"nojob\" stands for it" });
+    }
+
+} // namespace
+
 void load()
 {
     g_ppe.config = readConfig([](const char* name) -> const char* { return getenv(name); }, warnValue);
@@ -311,8 +335,7 @@ void load()
     g_ppe.finalScratch = createOutputScratch();
     if (!g_ppe.finalScratch || !arm())
         return;
-    chooseOutputPath(g_ppe.config.output, image.path, descendant, g_ppe.basePath);
-    copyString(g_ppe.outputPath, PATH_MAX, g_ppe.basePath);
+    nameOutput(image.path, descendant);
     static ObjectImage object; // PPE_OBJECT: a shared object's code instead (static: 4 KiB of path)
     const ObjectImage& monitored = monitoredImage(image, object);
     if (LiveProfile* live = prepareLive(monitored, monitored.codeStart, monitored.codeEnd, g_ppe.config.pages))

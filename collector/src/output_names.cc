@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 namespace ppe {
@@ -35,22 +36,119 @@ namespace {
         return slash ? slash + 1 : path;
     }
 
-    bool namesDirectory(const char* path)
+    // Appends `text` with every '%' doubled: a literal part of a template.
+    void appendLiteral(char* path, const char* text)
     {
+        size_t used = std::strlen(path);
+        for (; *text && used + 2 < PATH_MAX; ++text) {
+            path[used++] = *text;
+            if (*text == '%')
+                path[used++] = '%';
+        }
+        path[used] = '\0';
+    }
+
+    // Appends a job id or host name as one file-name part: a '/' in it would make a directory.
+    void appendPart(char* path, const char* text)
+    {
+        char part[PATH_MAX];
+        copyString(part, sizeof(part), text);
+        for (char* c = part; *c; ++c)
+            *c = *c == '/' ? '_' : *c;
+        appendLiteral(path, part);
+    }
+
+    // Where the extension of the file name in `path` starts (its last '.'), or nullptr; a leading
+    // dot is no extension.
+    char* extensionOf(char* path)
+    {
+        char* base = std::strrchr(path, '/');
+        base = base ? base + 1 : path;
+        char* dot = std::strrchr(base, '.');
+        return dot && dot != base ? dot : nullptr;
+    }
+
+    // NAME.EXT -> NAME<text>.EXT (NAME -> NAME<text> without an extension).
+    void insertBeforeExtension(char* path, const char* text)
+    {
+        char* dot = extensionOf(path);
+        char extension[PATH_MAX] = "";
+        if (dot) {
+            copyString(extension, sizeof(extension), dot);
+            *dot = '\0';
+        }
+        appendTo(path, text);
+        appendTo(path, extension);
+    }
+
+    // True when the template names the pid (a %p that is not the second half of a %%).
+    bool hasPid(const char* pathTemplate)
+    {
+        for (const char* c = pathTemplate; *c; ++c) {
+            if (*c != '%')
+                continue;
+            if (c[1] == 'p')
+                return true;
+            c += c[1] == '%';
+        }
+        return false;
+    }
+
+    struct Expansion {
+        unsigned issues = 0;
+        bool distinct = false; // names the rank or the pid: one file per process already
+    };
+
+    // PPE_OUT with %h %r %j expanded, appended to `path` as a template (%p and %% stay).
+    Expansion expandPatterns(const char* wanted, const NameParts& parts, char* path)
+    {
+        Expansion e;
+        for (const char* c = wanted; *c; ++c) {
+            const char one[2] = { *c, '\0' };
+            if (*c != '%' || !c[1]) {
+                appendLiteral(path, one);
+                continue;
+            }
+            const char pattern = *++c;
+            if (pattern == 'p' || pattern == '%') {
+                appendTo(path, pattern == 'p' ? "%p" : "%%");
+                e.distinct |= pattern == 'p';
+            } else if (pattern == 'h') {
+                appendPart(path, parts.host ? parts.host : "localhost");
+            } else if (pattern == 'r') {
+                appendTo(path, parts.rank ? parts.rank : "%p");
+                e.issues |= parts.rank ? 0u : unsigned(kNoRank);
+                e.distinct = true;
+            } else if (pattern == 'j') {
+                appendPart(path, parts.job ? parts.job : "nojob");
+                e.issues |= parts.job ? 0u : unsigned(kNoJob);
+            } else {
+                const char unknown[3] = { '%', pattern, '\0' };
+                appendLiteral(path, unknown);
+                e.issues |= kUnknownPattern;
+            }
+        }
+        return e;
+    }
+
+    bool namesDirectory(const char* pathTemplate)
+    {
+        char path[PATH_MAX];
+        outputPathOf(pathTemplate, uint64_t(getpid()), path);
         struct stat st { };
         const size_t n = std::strlen(path);
         return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
     }
 
-    // `wanted` resolved against the current directory.
-    void absoluteName(const char* wanted, char* path)
+    // The current directory and a '/' (as a template), unless `wanted` is absolute.
+    void startDirectory(const char* wanted, char* path)
     {
-        if (wanted[0] == '/' || !getcwd(path, PATH_MAX)) {
-            copyString(path, PATH_MAX, wanted);
+        path[0] = '\0';
+        char cwd[PATH_MAX];
+        if (wanted[0] == '/' || !getcwd(cwd, sizeof(cwd)))
             return;
-        }
+        appendLiteral(path, cwd);
         appendTo(path, "/");
-        appendTo(path, wanted);
     }
 
     // Keeps the directory part of `path` (through its last '/'), or makes it "./".
@@ -63,51 +161,84 @@ namespace {
             copyString(path, PATH_MAX, "./");
     }
 
+    // IMAGE_NAME.ppe, IMAGE_NAME.%p.ppe for a descendant or IMAGE_NAME.rankR.ppe, after `path`.
+    void appendImageName(char* path, const char* imageName, bool descendant, const char* rank)
+    {
+        appendLiteral(path, imageName);
+        if (descendant) {
+            appendTo(path, ".%p");
+        } else if (rank) {
+            appendTo(path, ".rank");
+            appendTo(path, rank);
+        }
+        appendTo(path, ".ppe");
+    }
+
 } // namespace
 
-void chooseOutputPath(const char* wanted, const char* imagePath, bool descendant, char* path)
+unsigned chooseOutputPath(
+    const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* path)
 {
     if (!wanted) {
-        char beside[PATH_MAX];
-        copyString(beside, PATH_MAX, imagePath);
-        appendTo(beside, ".ppe");
-        if (descendant)
-            outputPathForChild(beside, path);
-        else
-            copyString(path, PATH_MAX, beside);
-        return;
+        path[0] = '\0';
+        appendImageName(path, imagePath, descendant, parts.rank);
+        return 0;
     }
-    absoluteName(wanted, path);
+    startDirectory(wanted, path);
+    const Expansion e = expandPatterns(wanted, parts, path);
     const bool directory = namesDirectory(path);
     if (directory && path[std::strlen(path) - 1] != '/')
         appendTo(path, "/");
-    if (!directory && !descendant)
-        return;
-    if (!directory)
-        keepDirectory(path);
-    appendTo(path, baseNameOf(imagePath));
-    if (descendant) {
-        char pid[24];
-        appendTo(path, ".");
-        appendTo(path, decimal(uint64_t(getpid()), pid, sizeof(pid)));
+    const char* rank = e.distinct ? nullptr : parts.rank;
+    if (directory || descendant) {
+        if (!directory)
+            keepDirectory(path);
+        appendImageName(path, baseNameOf(imagePath), descendant, rank);
+    } else if (rank) {
+        char part[32] = ".rank";
+        appendTo(part, rank);
+        insertBeforeExtension(path, part);
     }
-    appendTo(path, ".ppe");
+    return e.issues;
 }
 
-void outputPathForChild(const char* base, char* out)
+void outputPathOf(const char* pathTemplate, uint64_t pid, char* path)
 {
-    const char* slash = std::strrchr(base, '/');
-    const char* dot = std::strrchr(slash ? slash : base, '.');
-    if (dot && (dot == base || dot[-1] == '/'))
-        dot = nullptr; // a leading dot is not an extension
-    const size_t stem = dot ? size_t(dot - base) : std::strlen(base);
-    char pid[24];
-    const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
-    copyString(out, stem + 1 < PATH_MAX ? stem + 1 : PATH_MAX, base);
-    appendTo(out, ".");
-    appendTo(out, p);
-    if (dot)
-        appendTo(out, dot);
+    char number[24];
+    const char* digits = decimal(pid, number, sizeof(number));
+    size_t used = 0;
+    for (const char* c = pathTemplate; *c && used + 1 < PATH_MAX; ++c) {
+        if (*c == '%' && c[1] == 'p') {
+            for (const char* d = digits; *d && used + 1 < PATH_MAX; ++d)
+                path[used++] = *d;
+            ++c;
+            continue;
+        }
+        path[used++] = *c;
+        c += *c == '%' && c[1] == '%';
+    }
+    path[used] = '\0';
+}
+
+void outputPathForChild(const char* pathTemplate, char* path)
+{
+    const uint64_t pid = uint64_t(getpid());
+    outputPathOf(pathTemplate, pid, path);
+    if (hasPid(pathTemplate))
+        return;
+    char number[24];
+    char part[32] = ".";
+    appendTo(part, decimal(pid, number, sizeof(number)));
+    insertBeforeExtension(path, part);
+}
+
+void shortHostName(char* out, size_t size)
+{
+    utsname u {};
+    uname(&u);
+    copyString(out, size, u.nodename);
+    if (char* dot = std::strchr(out, '.'))
+        *dot = '\0';
 }
 
 int openLiveFile(const char* outputPath, char* path)

@@ -1,5 +1,6 @@
-// The names of the collector's files: the profile (PPE_OUT or PROG.ppe, NAME.PID.ppe in a forked
-// child) and the live file next to it (NAME.ppe.PID.live). Every buffer is PATH_MAX bytes.
+// The names of the collector's files: the profile (PPE_OUT, with its patterns, or PROG.ppe;
+// NAME.PID.ppe in a forked child) and the live file next to it (NAME.ppe.PID.live). Every buffer
+// is PATH_MAX bytes.
 #pragma once
 
 #include <cstddef>
@@ -14,16 +15,42 @@ const char* decimal(uint64_t value, char* buffer, size_t size);
 // Appends `text` to the PATH_MAX buffer `path`. Signal-safe.
 void appendTo(char* path, const char* text);
 
-// The profile's name: `wanted` (PPE_OUT, resolved against the current directory now: the program
-// may chdir before it ends), DIR/IMAGE_NAME.ppe when `wanted` is a directory (an existing one, or
-// a name ending in '/'), or IMAGE.ppe when `wanted` is nullptr. A `descendant` (a program that the
-// launched program ran) writes DIR/IMAGE_NAME.PID.ppe in the directory of `wanted` instead: its
-// own name, never the launched program's. Not signal-safe (getcwd, stat).
-void chooseOutputPath(const char* wanted, const char* imagePath, bool descendant, char* path);
+// What PPE_OUT's patterns stand for besides the pid; nullptr where it is not known.
+struct NameParts {
+    const char* host = nullptr; // %h: the short host name (up to the first '.')
+    const char* rank = nullptr; // %r: the MPI or Slurm rank (Config::rank)
+    const char* job = nullptr; // %j: the batch job id (Config::job)
+};
 
-// NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an extension), for a forked child.
-// Signal-safe.
-void outputPathForChild(const char* base, char* path);
+// What chooseOutputPath could not expand, for one start-up warning (bits).
+enum NameIssue : unsigned {
+    kUnknownPattern = 1, // a '%' followed by a letter other than p h r j %: kept as it is
+    kNoRank = 2, // %r without a rank: the pid stands for it
+    kNoJob = 4, // %j without a job id: "nojob"
+};
+
+// The profile's name as a template: the final name with %p for the pid and %% for a '%', so that a
+// forked child can put its own pid in (outputPathForChild). `wanted` is PPE_OUT with %h %r %j
+// expanded now and resolved against the current directory now (the program may chdir before it
+// ends); a directory (an existing one, or a name ending in '/') gets DIR/IMAGE_NAME.ppe; nullptr
+// gives IMAGE.ppe. When the rank is known and the name has neither %r nor %p, ".rankR" goes
+// before the extension (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each
+// other. A `descendant` (a program that the launched program ran) writes DIR/IMAGE_NAME.PID.ppe
+// in the directory of `wanted` instead: its own name, never the launched program's. Returns the
+// NameIssue bits. Not signal-safe (getcwd, stat); runs at start-up.
+unsigned chooseOutputPath(
+    const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* pathTemplate);
+
+// The name `pathTemplate` gives process `pid`: %p -> pid, %% -> %. Signal-safe.
+void outputPathOf(const char* pathTemplate, uint64_t pid, char* path);
+
+// The name of a forked child (this process, after fork): with %p in the template, the template
+// with the child's pid; otherwise NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an
+// extension). Signal-safe.
+void outputPathForChild(const char* pathTemplate, char* path);
+
+// The host name up to its first '.', into `out` (capacity `size`). Signal-safe (uname).
+void shortHostName(char* out, size_t size);
 
 // Creates OUTPUT.PID.live (or NAME.PID.live in the current directory when the output's directory
 // refuses it) and returns its descriptor with its name in `livePath`; -1 and "" on failure.

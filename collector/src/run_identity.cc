@@ -1,5 +1,6 @@
 #include "run_identity.h"
 
+#include "ppe/core/env_value.h"
 #include "ppe/core/output_file.h"
 
 #include <cerrno>
@@ -82,6 +83,7 @@ void describeRun(ProfileRecord& r, const ObjectImage& image, const Config& confi
     r.codeSectionCount = readCodeSections(image.path, r.codeSections, kMaxCodeSections);
     r.pid = uint64_t(getpid());
     r.parentPid = uint64_t(getppid());
+    r.rankKnown = config.rank && parseDecimal(config.rank, 0, UINT64_MAX, &r.rank) == ValueError::None;
     r.startTime = int64_t(time(nullptr));
     r.granularity = instructionGranularity();
     r.mode = uint32_t(config.mode);

@@ -120,6 +120,8 @@ static void writeIdentity(LineWriter& w, const ProfileRecord& r)
     textField(w, "os", r.os);
     w.str("pid ").dec(r.pid).endl();
     w.str("parent-pid ").dec(r.parentPid).endl();
+    if (r.rankKnown)
+        w.str("rank ").dec(r.rank).endl();
     timeField(w, "start-time", r.startTime);
     timeField(w, "end-time", r.endTime);
     textField(w, "image", r.image);

@@ -2,6 +2,7 @@
 
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/debug_sources.h"
+#include "ppe/formatter/merge_profiles.h"
 #include "ppe/listparse/listing.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
@@ -150,17 +151,17 @@ namespace {
         placed.sources.code.push_back(std::move(place->code));
     }
 
-    Result<Profile> readOneProfile(const std::string& path)
-    {
-        if (profilePathForLiveFile(path).empty())
-            return readProfile(path);
-        auto text = recoverLiveFile(path);
-        if (!text)
-            return text.error();
-        return parseProfile(*text, path);
-    }
-
 } // namespace
+
+Result<Profile> readProfileFile(const std::string& path)
+{
+    if (profilePathForLiveFile(path).empty())
+        return readProfile(path);
+    auto text = recoverLiveFile(path);
+    if (!text)
+        return text.error();
+    return parseProfile(*text, path);
+}
 
 bool sameFile(const std::string& a, const std::string& b)
 {
@@ -180,10 +181,21 @@ std::string readPrefix(const std::string& path, size_t count)
 
 Result<Profile> readProfiles(const std::vector<std::string>& paths)
 {
-    if (paths.size() != 1)
-        return Error { "", 0, fmt::format("{} profiles: one is formatted at a time", paths.size()) };
-    const std::string& path = paths.front();
-    auto profile = readOneProfile(path);
+    Messages ignored;
+    return readProfiles(paths, ignored);
+}
+
+Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages)
+{
+    const auto files = profileFiles(paths);
+    if (!files)
+        return files.error();
+    if (files->empty())
+        return Error { "", 0, "0 profiles: nothing to format" };
+    if (files->size() > 1)
+        return mergeProfileFiles(*files, readProfileFile, messages);
+    const std::string& path = files->front();
+    auto profile = readProfileFile(path);
     if (profile)
         return profile;
     Error error = profile.error();

@@ -2,9 +2,11 @@
 
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/build_report.h"
+#include "ppe/formatter/imbalance.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/instructions.h"
 #include "ppe/formatter/map_check.h"
+#include "ppe/formatter/merge_profiles.h"
 #include "ppe/formatter/object_reports.h"
 #include "ppe/formatter/source_text.h"
 #include "ppe/formatter/thread_report.h"
@@ -32,9 +34,9 @@ namespace {
     };
 
     // The profile, or with --object the profile of the shared object it names (objectProfile).
-    Result<Profile> readProfileOf(const ReportRequest& request)
+    Result<Profile> readProfileOf(const ReportRequest& request, Messages& messages)
     {
-        auto profile = readProfiles(request.profiles);
+        auto profile = readProfiles(request.profiles, messages);
         if (!profile || request.object.empty())
             return profile;
         auto found = findObject(*profile, request.object, request.profiles.front());
@@ -165,7 +167,7 @@ namespace {
         auto map = mapparse::readLinkMap(request.map);
         if (!map)
             return map.error();
-        auto profile = readProfileOf(request);
+        auto profile = readProfileOf(request, messages);
         if (!profile)
             return profile.error();
         auto info = loadImage(imageRequest(request, false), *profile, messages);
@@ -217,7 +219,7 @@ namespace {
     // The executable's compile units or functions, and its DWARF lines.
     Result<Sources> fromDebugInfo(const ReportRequest& request, Messages& messages)
     {
-        auto profile = readProfileOf(request);
+        auto profile = readProfileOf(request, messages);
         if (!profile)
             return profile.error();
         auto image = loadImage(imageRequest(request, true), *profile, messages);
@@ -338,6 +340,10 @@ namespace {
         addThreads(report);
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
+        if (report.profile.mergedProfiles > 1 && request.object.empty()) {
+            if (auto files = profileFiles(request.profiles))
+                addImbalance(report, s.modules, *files, readProfileFile, messages);
+        }
         return report;
     }
 

@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace po = boost::program_options;
 namespace pf = ppe::formatter;
@@ -75,9 +76,10 @@ void usage(const po::options_description& options)
                "                                            no OUTPUT: standard output)\n"
                "       ppeout [options] --diff BASE_PPE [--base-map MAP] [MAP_FILE] PPE_FILE [OUTPUT]\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
-               "a killed run is recovered) with the linker map of the same build (gcc -Wl,-Map=FILE:\n"
-               "GNU ld, gold, lld or mold) into the PPE report. OUTPUT '-' is standard output; an\n"
-               "existing OUTPUT is kept as OUTPUT.~N~.\n"
+               "a killed run is recovered; a directory or a quoted pattern ('run/*.ppe') names the profiles\n"
+               "of many processes, which are merged, with a per-rank imbalance section) with the linker map\n"
+               "of the same build (gcc -Wl,-Map=FILE: GNU ld, gold, lld or mold) into the PPE report.\n"
+               "OUTPUT '-' is standard output; an existing OUTPUT is kept as OUTPUT.~N~.\n"
                "LISTINGs are assembler listings with source (gcc/g++/gfortran -g -Wa,-adhln=FILE.lis);\n"
                "quoted shell patterns ('lib/*.lis') are expanded. Each module with at least the line\n"
                "threshold of the time and a listing gets its program text with hits per line.\n"
@@ -171,9 +173,11 @@ void takeArguments(Options& o)
         args.push_back("-"); // PPE_FILE alone: the report goes to standard output
     const bool withMap = args.size() >= 3;
     const size_t named = withMap ? 3 : 2;
+    const size_t profileArg = withMap ? 1 : 0; // a directory or a pattern names many profiles, merged
     for (size_t i = 0; i < named; ++i) {
-        if (args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
-            fail(fmt::format("{}: patterns are for listings only; the other arguments name one file each", args[i]));
+        if (i != profileArg && args[i].find_first_of("*?[") != std::string::npos && !std::ifstream(args[i]))
+            fail(fmt::format(
+                "{}: patterns are for profiles and listings only; the other arguments name one file each", args[i]));
     }
     pf::ReportRequest& r = o.request;
     r.map = withMap ? args[0] : "";
@@ -191,6 +195,15 @@ void takeArguments(Options& o)
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
                          "MAP_FILE PPE_FILE OUTPUT)",
             o.output));
+}
+
+// A profile, a directory of profiles or a pattern: what a lone argument must be.
+bool namesProfiles(const std::string& arg)
+{
+    struct stat st { };
+    if (stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return true;
+    return ppe::looksLikeProfile(pf::readPrefix(arg, 4096)) || arg.find_first_of("*?[") != std::string::npos;
 }
 
 // The options, or nullopt when --help or --version asked only for a text.
@@ -216,7 +229,7 @@ std::optional<Options> parseOptions(int argc, char** argv)
     if (o.args.empty())
         fail(
             "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT], got no argument (see ppeout --help)");
-    if (o.args.size() == 1 && !ppe::looksLikeProfile(pf::readPrefix(o.args[0], 4096))) {
+    if (o.args.size() == 1 && !namesProfiles(o.args[0])) {
         fail(fmt::format("{}: not a ppe profile; expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT] "
                          "(see ppeout --help)",
             o.args[0]));

@@ -25,4 +25,7 @@ inline std::string fitName(const std::string& name, size_t width)
 void blockedText(std::string& out, const Report& report);
 void threadsText(std::string& out, const Report& report);
 
+// The per-rank imbalance of a merge (text_imbalance.cc).
+void imbalanceText(std::string& out, const Report& report);
+
 } // namespace ppe::formatter

@@ -64,6 +64,9 @@ namespace {
         out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
         out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
         out += fmt::format(" Command line: {}\n", commandLine(p));
+        if (p.mergedProfiles > 1)
+            out += fmt::format(
+                " Merged: {} profiles (pids {}), ended by {}\n", p.mergedProfiles, p.mergedPids, p.mergedEndReasons);
         out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {:g} ms {}\n", p.rangeStart,
             t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
         out += fmt::format(
@@ -309,6 +312,7 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     std::string out;
     header(out, report);
     moduleTable(out, report);
+    imbalanceText(out, report);
     objectTable(out, report);
     blockedText(out, report);
     threadsText(out, report);

@@ -209,6 +209,17 @@ namespace {
         return "";
     }
 
+    std::string onRank(const Fields& f, Profile& p)
+    {
+        if (auto e = expectCount(f, 2); !e.empty())
+            return e;
+        auto rank = parseUnsigned(f[1]);
+        if (!rank)
+            return "rank: expected a decimal number";
+        p.rank = *rank;
+        return "";
+    }
+
     std::string onCommand(const Fields& f, Profile& p)
     {
         p.command.assign(f.begin() + 1, f.end());
@@ -238,6 +249,7 @@ namespace {
             { "os", text(&Profile::os) },
             { "pid", decimal(&Profile::pid) },
             { "parent-pid", decimal(&Profile::parentPid) },
+            { "rank", onRank },
             { "start-time", utc(&Profile::startTime) },
             { "end-time", utc(&Profile::endTime) },
             { "image", text(&Profile::image) },

@@ -287,5 +287,25 @@ namespace {
         EXPECT_EQ(g_warnings[0].kept, "the executable");
     }
 
+    TEST(ReadConfig, TheRankIsTheFirstRankVariableThatIsANumber)
+    {
+        Config c = readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "5" }, { "PMI_RANK", "2" } });
+        EXPECT_STREQ(c.rank, "2");
+        EXPECT_TRUE(g_warnings.empty());
+        c = readWith({ { "PPE_ON", "1" }, { "OMPI_COMM_WORLD_RANK", "x" }, { "PMIX_RANK", "7" } });
+        EXPECT_STREQ(c.rank, "7");
+        ASSERT_EQ(g_warnings.size(), 1u);
+        EXPECT_EQ(g_warnings[0].name, "OMPI_COMM_WORLD_RANK");
+        c = readWith({ { "PPE_ON", "1" } });
+        EXPECT_EQ(c.rank, nullptr);
+    }
+
+    TEST(ReadConfig, TheJobIdComesFromSlurmOrPbs)
+    {
+        EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "PBS_JOBID", "12.srv" } }).job, "12.srv");
+        EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "PBS_JOBID", "12" }, { "SLURM_JOB_ID", "99" } }).job, "99");
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" } }).job, nullptr);
+    }
+
 } // namespace
 } // namespace ppe

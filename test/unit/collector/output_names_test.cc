@@ -1,6 +1,7 @@
 // Where the collector writes: PPE_OUT as a file or a directory, the image's name beside it, and
 // the programs a launched program runs under their own names (issue 18: an exec'd `ls` wrote the
-// launched program's s.ppe, six times over).
+// launched program's s.ppe, six times over); PPE_OUT's patterns and the ranks of a parallel job,
+// which must never share a file (issue 20).
 #include "output_names.h"
 
 #include <gtest/gtest.h>
@@ -13,11 +14,24 @@
 namespace ppe {
 namespace {
 
-    std::string chosen(const char* wanted, const char* image, bool descendant)
+    // The name this process would write, and the NameIssue bits.
+    std::string chosen(
+        const char* wanted, const char* image, bool descendant, const NameParts& parts = {}, unsigned* issues = nullptr)
     {
+        char pathTemplate[PATH_MAX] = {};
+        const unsigned found = chooseOutputPath(wanted, image, descendant, parts, pathTemplate);
+        if (issues)
+            *issues = found;
         char path[PATH_MAX] = {};
-        chooseOutputPath(wanted, image, descendant, path);
+        outputPathOf(pathTemplate, uint64_t(getpid()), path);
         return path;
+    }
+
+    std::string templateOf(const char* wanted, const NameParts& parts = {})
+    {
+        char pathTemplate[PATH_MAX] = {};
+        chooseOutputPath(wanted, "/usr/bin/prog", false, parts, pathTemplate);
+        return pathTemplate;
     }
 
     const std::string kPid = std::to_string(getpid());
@@ -48,6 +62,85 @@ namespace {
         EXPECT_EQ(chosen("/tmp/x/s.ppe", "/usr/bin/ls", true), "/tmp/x/ls." + kPid + ".ppe");
         const std::string tmp = std::filesystem::temp_directory_path().string();
         EXPECT_EQ(chosen((tmp + "/").c_str(), "/bin/dash", true), tmp + "/dash." + kPid + ".ppe");
+    }
+
+    const NameParts kRank3 { "node7", "3", "4711" };
+
+    TEST(OutputNames, PatternsExpandToPidHostRankAndJob)
+    {
+        EXPECT_EQ(chosen("/r/%j/%h.%r.%p.ppe", "/usr/bin/prog", false, kRank3), "/r/4711/node7.3." + kPid + ".ppe");
+        EXPECT_EQ(chosen("/r/100%%.ppe", "/usr/bin/prog", false), "/r/100%.ppe");
+        // The pid stays a pattern in the template: a forked child puts its own in.
+        EXPECT_EQ(templateOf("/r/%p-%%.ppe"), "/r/%p-%%.ppe");
+    }
+
+    TEST(OutputNames, WhatCannotBeExpandedHasADocumentedMeaning)
+    {
+        unsigned issues = 0;
+        EXPECT_EQ(chosen("/r/a%r.ppe", "/usr/bin/prog", false, {}, &issues), "/r/a" + kPid + ".ppe");
+        EXPECT_EQ(issues, unsigned(kNoRank));
+        EXPECT_EQ(chosen("/r/%j.ppe", "/usr/bin/prog", false, {}, &issues), "/r/nojob.ppe");
+        EXPECT_EQ(issues, unsigned(kNoJob));
+        EXPECT_EQ(chosen("/r/%x%.ppe", "/usr/bin/prog", false, kRank3, &issues), "/r/%x%.rank3.ppe");
+        EXPECT_EQ(issues, unsigned(kUnknownPattern));
+        // A '/' in a job id or host name would make a directory.
+        EXPECT_EQ(chosen("/r/%j.ppe", "/usr/bin/prog", false, { "h", nullptr, "a/b" }), "/r/a_b.ppe");
+    }
+
+    TEST(OutputNames, AKnownRankGetsItsOwnFileWithoutAPattern)
+    {
+        EXPECT_EQ(chosen(nullptr, "/opt/job/prog", false, kRank3), "/opt/job/prog.rank3.ppe");
+        EXPECT_EQ(chosen("/tmp/x/run.ppe", "/usr/bin/prog", false, kRank3), "/tmp/x/run.rank3.ppe");
+        EXPECT_EQ(chosen("/tmp/x/run", "/usr/bin/prog", false, kRank3), "/tmp/x/run.rank3");
+        const std::string tmp = std::filesystem::temp_directory_path().string();
+        EXPECT_EQ(chosen(tmp.c_str(), "/usr/bin/dd", false, kRank3), tmp + "/dd.rank3.ppe");
+        // A name with the rank or the pid in it is one file per process already.
+        EXPECT_EQ(chosen("/tmp/x/r%r.ppe", "/usr/bin/prog", false, kRank3), "/tmp/x/r3.ppe");
+        EXPECT_EQ(chosen("/tmp/x/p%p.ppe", "/usr/bin/prog", false, kRank3), "/tmp/x/p" + kPid + ".ppe");
+        // A program a rank ran writes under its own name and pid, as without a rank.
+        EXPECT_EQ(chosen("/tmp/x/s.ppe", "/usr/bin/ls", true, kRank3), "/tmp/x/ls." + kPid + ".ppe");
+    }
+
+    TEST(OutputNames, ADirectoryWithAPatternIsExpandedFirst)
+    {
+        const std::string tmp = std::filesystem::temp_directory_path().string();
+        const NameParts parts { "h", nullptr, nullptr };
+        // %h expands to the name of an existing directory: the image's name goes inside it.
+        const std::string dir = tmp + "/ppe-names-" + kPid;
+        std::filesystem::create_directory(dir);
+        EXPECT_EQ(chosen((tmp + "/ppe-names-%p").c_str(), "/usr/bin/dd", false, parts), dir + "/dd.ppe");
+        std::filesystem::remove(dir);
+    }
+
+    std::string childName(const std::string& pathTemplate)
+    {
+        char path[PATH_MAX] = {};
+        outputPathForChild(pathTemplate.c_str(), path);
+        return path;
+    }
+
+    TEST(OutputNames, AForkedChildGetsItsOwnPid)
+    {
+        // The child calls it after fork: getpid() is its pid.
+        EXPECT_EQ(childName("/r/out.%p.ppe"), "/r/out." + kPid + ".ppe");
+        EXPECT_EQ(childName("/r/out.rank3.ppe"), "/r/out.rank3." + kPid + ".ppe");
+        EXPECT_EQ(childName("/r/out"), "/r/out." + kPid);
+        EXPECT_EQ(childName("/r/.hidden"), "/r/.hidden." + kPid);
+        EXPECT_EQ(childName("/r/100%%.ppe"), "/r/100%." + kPid + ".ppe");
+        // %%p is a '%' and a 'p', not the pid.
+        EXPECT_EQ(childName("/r/a%%p.ppe"), "/r/a%p." + kPid + ".ppe");
+    }
+
+    TEST(OutputNames, TheLiveFileFollowsTheProfilesName)
+    {
+        const std::string tmp = std::filesystem::temp_directory_path().string();
+        char live[PATH_MAX] = {};
+        const std::string output = tmp + "/names.rank3.ppe";
+        const int fd = openLiveFile(output.c_str(), live);
+        ASSERT_GE(fd, 0);
+        close(fd);
+        unlink(live);
+        EXPECT_EQ(std::string(live), output + "." + kPid + ".live");
     }
 
 } // namespace

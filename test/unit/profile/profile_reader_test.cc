@@ -439,5 +439,19 @@ namespace {
                                       "ELF"));
     }
 
+    // The rank of a parallel job's process (issue 20): after parent-pid when the collector knew it;
+    // files without it (older ones, processes without a rank) read as before.
+    TEST(ProfileReader, TheRankRecordIsOptional)
+    {
+        auto ranked = parseProfile(withLineAfter(10, "rank 17"), "ranked.ppe");
+        ASSERT_TRUE(ranked.ok()) << ranked.error().str();
+        ASSERT_TRUE(ranked->rank);
+        EXPECT_EQ(*ranked->rank, 17u);
+        auto plain = parseProfile(kGoldenText, "golden.ppe");
+        ASSERT_TRUE(plain.ok());
+        EXPECT_FALSE(plain->rank);
+        expectError(withLineAfter(10, "rank three"), 11, "rank: expected a decimal number");
+    }
+
 } // namespace
 } // namespace ppe

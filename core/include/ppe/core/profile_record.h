@@ -89,6 +89,10 @@ struct ProfileRecord {
     uint32_t codeSectionCount; // entries used in codeSections
     CodeSection codeSections[kMaxCodeSections]; // in header order
     int64_t cpuTimeAsOf; // CLOCK_REALTIME seconds when cpuUserUs/cpuSystemUs were taken; 0: at endTime
+
+    // Appended for parallel jobs (issue 20): the process's MPI or Slurm rank, when rankKnown.
+    uint32_t rankKnown;
+    uint64_t rank;
 };
 
 // The sum of all categories.

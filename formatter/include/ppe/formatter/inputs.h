@@ -17,9 +17,14 @@
 namespace ppe::formatter {
 
 // The profile a report is made of: a .ppe file, or the NAME.ppe.PID.live file of a killed run
-// (recovered). One path today; profiles of many processes will be merged here. The error names
+// (recovered); a directory or a shell pattern among `paths` names many (profileFiles), which are
+// merged one at a time (merge_profiles.h; notes on re-binning go to `messages`). The error names
 // the file, and says so when it looks like a linker map (arguments in the wrong order).
+Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages);
 Result<Profile> readProfiles(const std::vector<std::string>& paths);
+
+// One .ppe file, or a live file recovered.
+Result<Profile> readProfileFile(const std::string& path);
 
 struct LineSources {
     std::vector<LineTable> tables;

@@ -236,6 +236,47 @@ struct BlockedTime {
     std::vector<BlockedRow> rows; // decreasing seconds
 };
 
+// One of the top modules of a merge, across its ranks: each rank's share of its own in-range hits.
+struct ModuleImbalance {
+    std::string name; // the module's name (== its ModuleRow's)
+    double hits = 0; // its hits in the merge (== its ModuleRow's)
+    double minPercent = 0; // the smallest of the ranks' shares, % of each rank's in-range hits
+    double meanPercent = 0;
+    double maxPercent = 0;
+    uint64_t maxRank = 0; // the rank holding maxPercent (the first one, if several do)
+    double variation = 0; // coefficient of variation: standard deviation / mean of the shares; 0 if the mean is 0
+};
+
+// One process of a merge: its totals.
+struct RankRow {
+    uint64_t rank = 0; // its `rank` record, or its position in the merge (Imbalance::ranksFromOrder)
+    uint64_t pid = 0;
+    std::string file;
+    uint64_t samples = 0; // its Total count
+    double percent = 0; // of the merge's samples
+    double achievedRate = 0; // Hz, as its file gives it
+    double cpuSeconds = 0; // user + system
+    double userPercent = 0; // of cpuSeconds
+    double systemPercent = 0;
+    std::string status; // "complete", "recovered", ...
+    std::string endReason;
+};
+
+// How the work of a merge was spread over its ranks (ppeout on many profiles).
+struct Imbalance {
+    size_t ranks = 0; // profiles merged
+    bool ranksFromOrder = false; // some profile had no rank record: ranks are the files' order from 0
+    std::vector<ModuleImbalance> modules; // the top modules of the merge, decreasing hits (at most kImbalanceModules)
+    // The ranks: all of them in rank order when there are few (at most kImbalanceRankRows); else the
+    // heaviest then the lightest (decreasing samples), with `hiddenRanks` left out between
+    // rows[hiddenAfter - 1] and rows[hiddenAfter].
+    std::vector<RankRow> rows;
+    size_t hiddenRanks = 0;
+    size_t hiddenAfter = 0;
+    double meanSamples = 0; // per rank
+    double samplesVariation = 0; // coefficient of variation of the ranks' samples
+};
+
 struct Report {
     Profile profile; // the header fields come straight from it
     Totals totals; // and these are worked out from it
@@ -249,6 +290,7 @@ struct Report {
     std::vector<ThreadRow> threads; // the busiest threads (at most kMaxThreadRows), by thread id
     size_t moreThreads = 0; // threads left out of `threads`
     std::optional<BlockedTime> blocked; // real-time mode: where threads waited
+    std::optional<Imbalance> imbalance; // a merge of several profiles: the spread over its ranks
     std::vector<std::string> warnings;
 };
 

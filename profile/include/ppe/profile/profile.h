@@ -75,6 +75,7 @@ struct Profile {
     std::string endReason;
     std::string host, cpu, arch, os;
     uint64_t pid = 0, parentPid = 0;
+    std::optional<uint64_t> rank; // the MPI or Slurm rank, when the collector knew it
     int64_t startTime = 0, endTime = 0; // seconds since the epoch, UTC
     std::string image;
     std::string buildId; // lower-case hex, "" if none
@@ -109,6 +110,13 @@ struct Profile {
     std::vector<ThreadSamples> threads;
     std::vector<BlockedPlace> blocked; // decreasing seconds
     std::optional<BlockingScan> scan; // present when blocked threads were sampled
+
+    // A merge of several processes' profiles (ppeout on a directory or a pattern; formatter's
+    // merge_profiles.h): how many, their pids in short ("1201-1204, 1310") and the end reasons
+    // counted ("exit (3), signal 15 (1)"). 1 and "" for one profile.
+    uint64_t mergedProfiles = 1;
+    std::string mergedPids;
+    std::string mergedEndReasons;
 
     uint64_t inRange() const { return counts[kInRange]; }
 };

@@ -1,0 +1,69 @@
+// The profiles of many processes (the ranks of an MPI job, the processes of a batch job) merged
+// into one, streaming: one file is read at a time and folded into the sum, so that memory is
+// bounded by the histogram's size, not by the number of files.
+#pragma once
+
+#include "ppe/formatter/messages.h"
+#include "ppe/profile/profile.h"
+#include "ppe/support/result.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ppe::formatter {
+
+// The profile files a PPE_FILE argument names: the file itself; every *.ppe in a directory (not
+// in its subdirectories), sorted; or, for a shell pattern the shell did not expand ('run/*.ppe'),
+// the files it matches, sorted. An error names the argument when it names no file.
+Result<std::vector<std::string>> profileFiles(const std::string& argument);
+
+// The files all the arguments name, in order (profileFiles of each).
+Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments);
+
+// Folds profiles into their sum, one at a time. What the sum holds:
+// - counts, totals, saturated samples, ticks: summed; bins re-binned to the widest bin width (a
+//   narrow bin's count goes to the wide bin holding its start address) and summed;
+// - CPU user, system and active time summed; wall time the longest; the achieved rate the summed
+//   samples (posix-timer: ticks) over the summed active time, as the collector computes it;
+// - shared objects by path and build id, their hits by offset summed; threads kept apart, their
+//   names marked with the rank or pid; blocked places merged by system call, site and caller;
+// - the status the worst one (recovered, then checkpoint), the end reasons counted; the header the
+//   first file's, with the number of profiles, their pids and their hosts summarised.
+// Profiles of another program (build id, or image path when there is none) or of another
+// address range are refused: an error naming both files.
+class ProfileMerge {
+public:
+    std::optional<Error> add(Profile profile, const std::string& path, Messages& messages);
+    // The sum (with a note on re-binned widths); the merge is empty afterwards.
+    Profile finish(Messages& messages);
+    size_t count() const { return m_count; }
+
+private:
+    std::optional<Error> checkSameProgram(const Profile& next, const std::string& path) const;
+    void noteProcess(const Profile& next);
+    void addTimes(const Profile& next);
+    void addSamples(Profile& next);
+    std::vector<size_t> addObjects(Profile& next);
+    void addBlocked(Profile& next, const std::vector<size_t>& objectOf);
+
+    Profile m_sum;
+    size_t m_count = 0;
+    std::string m_firstPath;
+    std::vector<uint64_t> m_pids;
+    std::set<std::string> m_hosts;
+    std::map<std::string, size_t> m_endReasons;
+    std::set<uint32_t> m_widths;
+};
+
+// Reads `files` one at a time with `read` and merges them (ProfileMerge).
+Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages);
+
+// "1201-1204, 1310": the numbers in ranges, at most `most` of them ("... and 12 more").
+std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most = 8);
+
+} // namespace ppe::formatter

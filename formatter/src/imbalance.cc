@@ -1,0 +1,140 @@
+#include "ppe/formatter/imbalance.h"
+
+#include "ppe/formatter/build_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ppe::formatter {
+
+namespace {
+
+    // One rank: its totals, and its shares of the top modules (% of its in-range hits).
+    struct RankShares {
+        RankRow row;
+        std::vector<double> percents;
+    };
+
+    RankRow rankRow(const Profile& p, const std::string& file)
+    {
+        RankRow r;
+        r.rank = p.rank.value_or(0);
+        r.pid = p.pid;
+        r.file = file;
+        r.samples = p.total;
+        r.achievedRate = p.achievedRate;
+        r.cpuSeconds = p.cpuUser + p.cpuSystem;
+        r.userPercent = r.cpuSeconds > 0 ? 100 * p.cpuUser / r.cpuSeconds : 0;
+        r.systemPercent = r.cpuSeconds > 0 ? 100 * p.cpuSystem / r.cpuSeconds : 0;
+        r.status = statusName(p.status);
+        r.endReason = p.endReason;
+        return r;
+    }
+
+    // The shares of `top` (module indexes) in one rank's report.
+    std::vector<double> sharesOf(const Report& one, const std::vector<size_t>& top)
+    {
+        std::vector<double> percents(top.size(), 0.0);
+        for (const ModuleRow& row : one.modules) {
+            const auto at = std::find(top.begin(), top.end(), row.module);
+            if (at != top.end())
+                percents[size_t(at - top.begin())] = row.percent;
+        }
+        return percents;
+    }
+
+    // Standard deviation over mean (0 when the mean is 0).
+    double variationOf(const std::vector<double>& values, double* meanOut = nullptr)
+    {
+        double sum = 0;
+        for (double v : values)
+            sum += v;
+        const double mean = values.empty() ? 0 : sum / double(values.size());
+        double squares = 0;
+        for (double v : values)
+            squares += (v - mean) * (v - mean);
+        if (meanOut)
+            *meanOut = mean;
+        return mean > 0 ? std::sqrt(squares / double(values.size())) / mean : 0;
+    }
+
+    ModuleImbalance moduleImbalance(const ModuleRow& row, const std::vector<RankShares>& ranks, size_t k)
+    {
+        ModuleImbalance m;
+        m.name = row.name;
+        m.hits = row.hits;
+        std::vector<double> shares;
+        m.minPercent = ranks.front().percents[k];
+        for (const RankShares& r : ranks) {
+            const double share = r.percents[k];
+            shares.push_back(share);
+            m.minPercent = std::min(m.minPercent, share);
+            if (share > m.maxPercent || shares.size() == 1) {
+                m.maxPercent = share;
+                m.maxRank = r.row.rank;
+            }
+        }
+        m.variation = variationOf(shares, &m.meanPercent);
+        return m;
+    }
+
+    // All ranks in rank order when they are few; else the heaviest and the lightest.
+    void chooseRows(Imbalance& imbalance, std::vector<RankRow> rows)
+    {
+        if (rows.size() <= kImbalanceRankRows) {
+            std::stable_sort(
+                rows.begin(), rows.end(), [](const RankRow& a, const RankRow& b) { return a.rank < b.rank; });
+            imbalance.rows = std::move(rows);
+            return;
+        }
+        std::stable_sort(
+            rows.begin(), rows.end(), [](const RankRow& a, const RankRow& b) { return a.samples > b.samples; });
+        const size_t half = kImbalanceRankRows / 2;
+        imbalance.hiddenAfter = half;
+        imbalance.hiddenRanks = rows.size() - 2 * half;
+        imbalance.rows.assign(rows.begin(), rows.begin() + long(half));
+        imbalance.rows.insert(imbalance.rows.end(), rows.end() - long(half), rows.end());
+    }
+
+} // namespace
+
+void addImbalance(Report& report, const std::vector<CodeModule>& modules, const std::vector<std::string>& files,
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages)
+{
+    if (files.size() < 2)
+        return;
+    std::vector<size_t> top;
+    for (size_t k = 0; k < report.modules.size() && k < kImbalanceModules; ++k)
+        top.push_back(report.modules[k].module);
+    Imbalance imbalance;
+    std::vector<RankShares> ranks;
+    for (const std::string& file : files) {
+        auto profile = read(file);
+        if (!profile) {
+            addWarning(messages, profile.error().str() + " (read again for the per-rank imbalance, which is left out)");
+            return;
+        }
+        imbalance.ranksFromOrder |= !profile->rank;
+        RankShares r { rankRow(*profile, file), {} };
+        r.percents = sharesOf(buildReport(std::move(*profile), modules), top);
+        ranks.push_back(std::move(r));
+    }
+    std::vector<RankRow> rows;
+    std::vector<double> samples;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        if (imbalance.ranksFromOrder)
+            ranks[i].row.rank = i;
+        ranks[i].row.percent
+            = report.profile.total ? 100.0 * double(ranks[i].row.samples) / double(report.profile.total) : 0;
+        samples.push_back(double(ranks[i].row.samples));
+        rows.push_back(ranks[i].row);
+    }
+    for (size_t k = 0; k < top.size(); ++k)
+        imbalance.modules.push_back(moduleImbalance(report.modules[k], ranks, k));
+    imbalance.ranks = ranks.size();
+    imbalance.samplesVariation = variationOf(samples, &imbalance.meanSamples);
+    chooseRows(imbalance, std::move(rows));
+    report.imbalance = std::move(imbalance);
+}
+
+} // namespace ppe::formatter

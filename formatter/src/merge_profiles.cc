@@ -1,0 +1,357 @@
+#include "ppe/formatter/merge_profiles.h"
+
+#include "ppe/core/ppe_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <dirent.h>
+#include <glob.h>
+#include <iterator>
+#include <sys/stat.h>
+#include <tuple>
+
+namespace ppe::formatter {
+
+namespace {
+
+    bool isDirectory(const std::string& path)
+    {
+        struct stat st { };
+        return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    }
+
+    bool endsWith(const std::string& text, const std::string& end)
+    {
+        return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+    }
+
+    Result<std::vector<std::string>> filesInDirectory(const std::string& dir)
+    {
+        DIR* d = opendir(dir.c_str());
+        if (!d)
+            return Error { dir, 0, "cannot read this directory" };
+        std::vector<std::string> files;
+        const std::string prefix = endsWith(dir, "/") ? dir : dir + "/";
+        while (const dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (endsWith(name, ".ppe") && name != ".ppe" && !isDirectory(prefix + name))
+                files.push_back(prefix + name);
+        }
+        closedir(d);
+        if (files.empty())
+            return Error { dir, 0, "a directory without .ppe files" };
+        std::sort(files.begin(), files.end());
+        return files;
+    }
+
+    Result<std::vector<std::string>> filesMatching(const std::string& pattern)
+    {
+        glob_t found {};
+        const int rc = glob(pattern.c_str(), 0, nullptr, &found);
+        std::vector<std::string> files;
+        for (size_t i = 0; rc == 0 && i < found.gl_pathc; ++i)
+            files.emplace_back(found.gl_pathv[i]);
+        globfree(&found);
+        if (files.empty())
+            return Error { pattern, 0, "no file matches this pattern" };
+        std::sort(files.begin(), files.end());
+        return files;
+    }
+
+    // Bins moved to `width` (a multiple of theirs): each count goes to the wide bin holding its
+    // start address; the result is ascending, without duplicates.
+    std::vector<Bin> rebin(const std::vector<Bin>& bins, uint64_t start, uint32_t width)
+    {
+        std::vector<Bin> out;
+        for (const Bin& b : bins) {
+            const uint64_t address = start + (b.address - start) / width * width;
+            if (!out.empty() && out.back().address == address)
+                out.back().count += b.count;
+            else
+                out.push_back({ address, b.count });
+        }
+        return out;
+    }
+
+    // The sum of two ascending sparse lists of {key, count}.
+    template <typename T, typename Key>
+    std::vector<T> addSorted(const std::vector<T>& a, const std::vector<T>& b, Key key)
+    {
+        std::vector<T> out;
+        out.reserve(std::max(a.size(), b.size()));
+        size_t i = 0, j = 0;
+        while (i < a.size() || j < b.size()) {
+            if (j == b.size() || (i < a.size() && key(a[i]) < key(b[j]))) {
+                out.push_back(a[i++]);
+            } else if (i == a.size() || key(b[j]) < key(a[i])) {
+                out.push_back(b[j++]);
+            } else {
+                out.push_back(a[i++]);
+                out.back().count += b[j++].count;
+            }
+        }
+        return out;
+    }
+
+    std::string programOf(const Profile& p)
+    {
+        return p.buildId.empty() ? p.image + " (no build id)" : p.image + " (build id " + p.buildId + ")";
+    }
+
+    int statusWeight(ProfileStatus s)
+    {
+        return s == ProfileStatus::Recovered ? 2 : s == ProfileStatus::Checkpoint ? 1 : 0;
+    }
+
+    std::string processOf(const Profile& p)
+    {
+        return p.rank ? fmt::format("rank {}", *p.rank) : fmt::format("pid {}", p.pid);
+    }
+
+    std::string countedReasons(const std::map<std::string, size_t>& reasons)
+    {
+        std::string out;
+        for (const auto& [reason, n] : reasons)
+            out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", reason.empty() ? "none" : reason, n);
+        return out;
+    }
+
+    bool sameKey(const BlockedPlace& a, const BlockedPlace& b)
+    {
+        auto key = [](const BlockedPlace& p) {
+            return std::make_tuple(p.syscall, int(p.site.kind), p.site.object, p.site.address, int(p.caller.kind),
+                p.caller.object, p.caller.address);
+        };
+        return key(a) == key(b);
+    }
+
+    // Thread ids of different processes (and hosts) may meet: each name says whose thread it is.
+    void markThreads(std::vector<ThreadSamples>& threads, const std::string& process)
+    {
+        for (ThreadSamples& t : threads)
+            t.name = t.name.empty() ? process : fmt::format("{} ({})", t.name, process);
+    }
+
+} // namespace
+
+Result<std::vector<std::string>> profileFiles(const std::string& argument)
+{
+    if (isDirectory(argument))
+        return filesInDirectory(argument);
+    struct stat st { };
+    if (argument.find_first_of("*?[") != std::string::npos && stat(argument.c_str(), &st) != 0)
+        return filesMatching(argument);
+    return std::vector<std::string> { argument };
+}
+
+Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments)
+{
+    std::vector<std::string> all;
+    for (const std::string& a : arguments) {
+        auto files = profileFiles(a);
+        if (!files)
+            return files.error();
+        all.insert(all.end(), files->begin(), files->end());
+    }
+    return all;
+}
+
+std::optional<Error> ProfileMerge::checkSameProgram(const Profile& next, const std::string& path) const
+{
+    const bool sameBuild
+        = !m_sum.buildId.empty() && !next.buildId.empty() ? m_sum.buildId == next.buildId : m_sum.image == next.image;
+    if (!sameBuild) {
+        return Error { path, 0,
+            fmt::format("a profile of {}, but {} is of {}: profiles of different programs are not merged",
+                programOf(next), m_firstPath, programOf(m_sum)) };
+    }
+    if (next.rangeStart != m_sum.rangeStart || next.rangeEnd != m_sum.rangeEnd) {
+        return Error { path, 0,
+            fmt::format("range {:x}-{:x}, but {} has {:x}-{:x}: profiles of different code are not merged",
+                next.rangeStart, next.rangeEnd, m_firstPath, m_sum.rangeStart, m_sum.rangeEnd) };
+    }
+    return std::nullopt;
+}
+
+void ProfileMerge::noteProcess(const Profile& next)
+{
+    m_pids.push_back(next.pid);
+    m_hosts.insert(next.host);
+    ++m_endReasons[next.endReason];
+    m_widths.insert(next.binWidth);
+}
+
+void ProfileMerge::addTimes(const Profile& next)
+{
+    m_sum.startTime = std::min(m_sum.startTime, next.startTime);
+    m_sum.endTime = std::max(m_sum.endTime, next.endTime);
+    if (statusWeight(next.status) > statusWeight(m_sum.status))
+        m_sum.status = next.status;
+    m_sum.cpuUser += next.cpuUser;
+    m_sum.cpuSystem += next.cpuSystem;
+    m_sum.activeTime += next.activeTime;
+    m_sum.wallTime = std::max(m_sum.wallTime, next.wallTime);
+    m_sum.ticks += next.ticks;
+}
+
+void ProfileMerge::addSamples(Profile& next)
+{
+    for (size_t c = 0; c < m_sum.counts.size(); ++c)
+        m_sum.counts[c] += next.counts[c];
+    m_sum.total += next.total;
+    m_sum.saturated += next.saturated;
+    const uint32_t width = std::max(m_sum.binWidth, next.binWidth);
+    if (m_sum.binWidth < width)
+        m_sum.bins = rebin(m_sum.bins, m_sum.rangeStart, width);
+    if (next.binWidth < width)
+        next.bins = rebin(next.bins, next.rangeStart, width);
+    m_sum.binWidth = width;
+    m_sum.bins = addSorted(m_sum.bins, next.bins, [](const Bin& b) { return b.address; });
+}
+
+// Object i of `next` is object objectOf[i] of the sum.
+std::vector<size_t> ProfileMerge::addObjects(Profile& next)
+{
+    std::vector<size_t> objectOf;
+    for (SharedObject& o : next.objects) {
+        auto same = [&](const SharedObject& s) { return s.path == o.path && s.buildId == o.buildId; };
+        const auto found = std::find_if(m_sum.objects.begin(), m_sum.objects.end(), same);
+        objectOf.push_back(size_t(found - m_sum.objects.begin()));
+        if (found == m_sum.objects.end()) {
+            m_sum.objects.push_back(std::move(o));
+            continue;
+        }
+        found->hits += o.hits;
+        found->hitsByOffset
+            = addSorted(found->hitsByOffset, o.hitsByOffset, [](const ObjectSamples& s) { return s.fileOffset; });
+    }
+    return objectOf;
+}
+
+void ProfileMerge::addBlocked(Profile& next, const std::vector<size_t>& objectOf)
+{
+    for (BlockedPlace& b : next.blocked) {
+        for (CodeLocation* l : { &b.site, &b.caller }) {
+            if (l->kind == CodeLocation::Kind::Object)
+                l->object = objectOf.at(l->object);
+        }
+        const auto found = std::find_if(
+            m_sum.blocked.begin(), m_sum.blocked.end(), [&](const BlockedPlace& s) { return sameKey(s, b); });
+        if (found == m_sum.blocked.end()) {
+            m_sum.blocked.push_back(b);
+            continue;
+        }
+        found->seconds += b.seconds;
+        found->observations += b.observations;
+    }
+    if (!next.scan)
+        return;
+    BlockingScan& s = m_sum.scan ? *m_sum.scan : m_sum.scan.emplace();
+    const uint64_t scans = s.scans + next.scan->scans;
+    s.period = scans ? (s.period * double(s.scans) + next.scan->period * double(next.scan->scans)) / double(scans) : 0;
+    s.scans = scans;
+    s.cost += next.scan->cost;
+}
+
+std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Messages& messages)
+{
+    if (m_count++ == 0) {
+        // The first profile is the sum so far; its identity stands for the merge (host, command line,
+        // sampling settings).
+        m_firstPath = path;
+        m_sum = std::move(next);
+        noteProcess(m_sum);
+        markThreads(m_sum.threads, processOf(m_sum));
+        return std::nullopt;
+    }
+    if (auto error = checkSameProgram(next, path)) {
+        --m_count;
+        return error;
+    }
+    if (next.mode != m_sum.mode || next.mechanism != m_sum.mechanism)
+        addWarning(messages,
+            fmt::format("{}: sampled by {} in {} mode, but {} by {} in {} mode: the sum mixes them", path,
+                next.mechanism, next.mode == SampleMode::Cpu ? "CPU" : "real", m_firstPath, m_sum.mechanism,
+                m_sum.mode == SampleMode::Cpu ? "CPU" : "real"));
+    noteProcess(next);
+    addTimes(next);
+    addSamples(next);
+    const std::vector<size_t> objectOf = addObjects(next);
+    markThreads(next.threads, processOf(next));
+    std::move(next.threads.begin(), next.threads.end(), std::back_inserter(m_sum.threads));
+    addBlocked(next, objectOf);
+    return std::nullopt;
+}
+
+Profile ProfileMerge::finish(Messages& messages)
+{
+    Profile sum = std::move(m_sum);
+    m_sum = Profile {};
+    if (m_count > 1) {
+        sum.binCount = (sum.rangeEnd - sum.rangeStart + sum.binWidth - 1) / sum.binWidth;
+        sum.maxBin = 0;
+        for (const Bin& b : sum.bins)
+            sum.maxBin = std::max(sum.maxBin, b.count);
+        const uint64_t events = countsTimerTicks(sum.mechanism.c_str()) ? sum.ticks : sum.total;
+        sum.achievedRate = sum.activeTime > 0 ? double(events) / sum.activeTime : 0;
+        std::stable_sort(sum.blocked.begin(), sum.blocked.end(),
+            [](const BlockedPlace& a, const BlockedPlace& b) { return a.seconds > b.seconds; });
+        sum.rank.reset();
+        sum.mergedProfiles = m_count;
+        sum.mergedPids = summariseNumbers(m_pids);
+        sum.mergedEndReasons = countedReasons(m_endReasons);
+        if (m_hosts.size() > 1)
+            sum.host = fmt::format("{} and {} other host(s)", sum.host, m_hosts.size() - 1);
+    }
+    if (m_widths.size() > 1) {
+        std::string widths;
+        for (uint32_t w : m_widths)
+            widths += fmt::format("{}{}", widths.empty() ? "" : ", ", w);
+        addNote(messages,
+            fmt::format("the profiles have bins of {} bytes: merged in bins of {} bytes (a narrower bin's samples go "
+                        "to the wider bin holding its start)",
+                widths, sum.binWidth));
+    }
+    m_count = 0;
+    m_pids.clear();
+    m_hosts.clear();
+    m_endReasons.clear();
+    m_widths.clear();
+    return sum;
+}
+
+Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages)
+{
+    ProfileMerge merge;
+    for (const std::string& path : files) {
+        auto profile = read(path);
+        if (!profile)
+            return profile.error();
+        if (auto error = merge.add(std::move(*profile), path, messages))
+            return *error;
+    }
+    return merge.finish(messages);
+}
+
+std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most)
+{
+    std::sort(numbers.begin(), numbers.end());
+    std::vector<std::string> ranges;
+    for (size_t i = 0; i < numbers.size();) {
+        size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] <= numbers[j] + 1)
+            ++j;
+        ranges.push_back(j == i ? fmt::format("{}", numbers[i]) : fmt::format("{}-{}", numbers[i], numbers[j]));
+        i = j + 1;
+    }
+    std::string out;
+    for (size_t i = 0; i < ranges.size() && i < most; ++i)
+        out += (i ? ", " : "") + ranges[i];
+    if (ranges.size() > most)
+        out += fmt::format(" and {} more", ranges.size() - most);
+    return out;
+}
+
+} // namespace ppe::formatter

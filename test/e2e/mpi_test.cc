@@ -1,0 +1,260 @@
+// Many processes (issue 20): a real Open MPI job under the real collector, each rank writing its
+// own profile; ppeout merging them (a directory, a pattern), re-binning different widths, refusing
+// profiles of different programs, and its per-rank imbalance naming the heavy rank.
+#include "report_text.h"
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include "ppe/profile/profile_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace ppe::testing {
+namespace {
+
+    const std::string kExamples = PPE_EXAMPLES_DIR;
+
+    uint64_t totalOf(const std::string& report)
+    {
+        std::smatch m;
+        return std::regex_search(report, m, std::regex(R"(Total count\s+(\d+))")) ? std::stoull(m[1].str()) : 0;
+    }
+
+    double hitsOf(const std::string& report, const std::string& module)
+    {
+        for (const Row& row : moduleRows(report)) {
+            if (row.name == module)
+                return row.hits;
+        }
+        return 0;
+    }
+
+    Profile readBack(const std::string& path)
+    {
+        auto profile = readProfile(path);
+        EXPECT_TRUE(profile) << (profile ? "" : profile.error().str());
+        return profile ? *profile : Profile {};
+    }
+
+    // One row of the imbalance section's module table.
+    struct Spread {
+        double hits = 0, min = 0, mean = 0, max = 0, variation = 0;
+        uint64_t maxRank = 0;
+        bool found = false;
+    };
+
+    Spread spreadOf(const std::string& report, const std::string& module)
+    {
+        const size_t section = report.find("PER-RANK IMBALANCE");
+        Spread s;
+        if (section == std::string::npos)
+            return s;
+        std::istringstream in(report.substr(section));
+        const std::regex row(R"(^ *\d+ - (\S+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +(\d+) +([0-9.]+)$)");
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            if (std::regex_match(line, m, row) && m[1] == module)
+                return { std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]), std::stod(m[7]),
+                    std::stoull(m[6]), true };
+        }
+        return s;
+    }
+
+#ifdef PPE_MPI_IMBALANCE
+    const std::string kMpiProgram = PPE_MPI_IMBALANCE;
+
+    // mpirun as the tests run it: as root in containers, more ranks than cores, shared memory.
+    RunResult mpirun(const std::vector<std::string>& program, const std::string& out)
+    {
+        std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
+            "4", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
+        argv.insert(argv.end(), program.begin(), program.end());
+        return runProgram(argv, { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" } });
+    }
+#define PPE_NEEDS_MPI()
+#else
+#define PPE_NEEDS_MPI()                                                                                                \
+    GTEST_SKIP() << "no mpicc or mpirun when the build was configured (install openmpi-bin and "                       \
+                    "libopenmpi-dev, scripts/install-deps.sh, and configure again)"
+#endif
+
+    TEST(MpiTest, FourRanksWriteFourFilesByRankAndTheMergeIsTheirSum)
+    {
+        PPE_NEEDS_MPI();
+#ifdef PPE_MPI_IMBALANCE
+        TempDir dir;
+        const RunResult run = mpirun({ kMpiProgram, "1", "2" }, dir.path() + "/");
+        ASSERT_EQ(run.status, 0) << run.err;
+        uint64_t sum = 0;
+        double ownWork = 0;
+        for (int rank = 0; rank < 4; ++rank) {
+            const std::string file = dir.file("mpi_imbalance.rank" + std::to_string(rank) + ".ppe");
+            ASSERT_TRUE(fileExists(file)) << file << "\n" << run.err;
+            const Profile p = readBack(file);
+            ASSERT_TRUE(p.rank) << file << ": no rank record";
+            EXPECT_EQ(*p.rank, uint64_t(rank));
+            sum += p.total;
+            const RunResult one = runProgram({ PPEOUT, "--by", "function", file, "-" });
+            ASSERT_EQ(one.status, 0) << one.err;
+            ownWork += hitsOf(one.out, "own_work");
+        }
+        for (const std::string& input : { dir.path(), dir.path() + "/*.ppe" }) {
+            const RunResult merged = runProgram({ PPEOUT, "--by", "function", input, "-" });
+            ASSERT_EQ(merged.status, 0) << input << ": " << merged.err;
+            EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+            EXPECT_NE(merged.out.find("Merged: 4 profiles"), std::string::npos) << merged.out;
+            // One-byte bins: no bin is split, so the merged hits are the files' hits added.
+            EXPECT_NEAR(hitsOf(merged.out, "own_work"), ownWork, 0.5) << merged.out;
+            const Spread own = spreadOf(merged.out, "own_work");
+            ASSERT_TRUE(own.found) << merged.out;
+            EXPECT_EQ(own.maxRank, 2u) << "rank 2 does 4 times the own_work of the others\n" << merged.out;
+            EXPECT_GT(own.max, own.min) << merged.out;
+            EXPECT_GT(own.variation, 0.0) << merged.out;
+        }
+#endif
+    }
+
+    TEST(MpiTest, WhenOneRankAbortsEveryRankLeavesAProfile)
+    {
+        PPE_NEEDS_MPI();
+#ifdef PPE_MPI_IMBALANCE
+        TempDir dir;
+        const RunResult run = mpirun({ kMpiProgram, "abort", "2", "1" }, dir.path() + "/");
+        ASSERT_NE(run.status, 0) << "MPI_Abort ends the job with its error code";
+        ASSERT_NE(run.status, 124) << "timed out: the ranks were not killed\n" << run.err;
+        // A rank that wrote its profile before mpirun's SIGKILL has NAME.rankR.ppe; one killed first
+        // (or while writing) still has its live file, which ppeout recovers.
+        std::map<int, std::string> profiles;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+            const std::string name = entry.path().filename().string();
+            std::smatch m;
+            if (std::regex_match(name, m, std::regex(R"(mpi_imbalance\.rank(\d)\.ppe(\.\d+\.live)?)"))
+                && (!profiles.count(std::stoi(m[1])) || !m[2].matched))
+                profiles[std::stoi(m[1])] = entry.path().string();
+        }
+        ASSERT_EQ(profiles.size(), 4u) << run.err;
+        for (const auto& [rank, file] : profiles) {
+            const RunResult out = runProgram({ PPEOUT, "--by", "function", file, "-" });
+            ASSERT_EQ(out.status, 0) << file << ": " << out.err;
+            EXPECT_GT(totalOf(out.out), 0u) << file << "\n" << out.out;
+            std::smatch status;
+            const bool partial = std::regex_search(out.out, status, std::regex(R"(Profile status: (\w+))"));
+            std::cout << "rank " << rank << ": " << std::filesystem::path(file).filename().string() << ", "
+                      << totalOf(out.out) << " samples, " << (partial ? status[1].str() : "complete") << "\n";
+            if (rank == 1) {
+                EXPECT_GT(hitsOf(out.out, "own_work"), 0) << "the aborting rank worked first\n" << out.out;
+            }
+        }
+#endif
+    }
+
+    // `ppe -o` with patterns: the host and pid in the name, a forked child with its own pid, and a
+    // Slurm rank and job id from the environment.
+    TEST(MpiTest, TheLaunchersOutputTakesPatternsAndAForkedChildItsOwnPid)
+    {
+        TempDir dir;
+        const RunResult run = runProgram(
+            { PPE_LAUNCHER, "--mode", "cpu", "-o", dir.file("%h.%p.ppe"), PPE_FORK_CHILD }, {}, dir.path());
+        ASSERT_EQ(run.status, 0) << run.err;
+        std::smatch child;
+        ASSERT_TRUE(std::regex_search(run.out, child, std::regex("child ([0-9]+) "))) << run.out;
+        std::vector<Profile> profiles;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+            profiles.push_back(readBack(entry.path().string()));
+        ASSERT_EQ(profiles.size(), 2u) << run.err;
+        for (const Profile& p : profiles) {
+            const std::string host = p.host.substr(0, p.host.find('.'));
+            EXPECT_TRUE(fileExists(dir.file(host + "." + std::to_string(p.pid) + ".ppe"))) << p.pid;
+        }
+        EXPECT_TRUE(profiles[0].pid == std::stoull(child[1]) || profiles[1].pid == std::stoull(child[1]));
+        std::filesystem::create_directory(dir.file("job42"));
+        const RunResult inJob = runProgram({ PPE_LAUNCHER, "-o", dir.file("job%j/"), kExamples + "/simp", "1000003" },
+            { { "SLURM_PROCID", "6" }, { "SLURM_JOB_ID", "42" } });
+        ASSERT_EQ(inJob.status, 0) << inJob.err;
+        const Profile ranked = readBack(dir.file("job42/simp.rank6.ppe"));
+        ASSERT_TRUE(ranked.rank);
+        EXPECT_EQ(*ranked.rank, 6u);
+        const RunResult bad = runProgram({ PPE_LAUNCHER, "-o", dir.file("%y.ppe"), kExamples + "/simp", "3" });
+        EXPECT_NE(bad.status, 0);
+        EXPECT_NE(bad.err.find("'%y' is no pattern"), std::string::npos) << bad.err;
+    }
+
+    // simp run twice with different PPE_MEM: bins of different widths.
+    std::pair<Profile, Profile> twoWidths(TempDir& dir)
+    {
+        for (const char* mem : { "1", "2048" }) {
+            const RunResult r = runProgram({ kExamples + "/simp", "1000003" },
+                { { "PPE_ON", "1" }, { "PPE_MEM", mem }, { "PPE_OUT", dir.file(std::string("s") + mem + ".ppe") } });
+            EXPECT_EQ(r.status, 0) << r.err;
+        }
+        return { readBack(dir.file("s1.ppe")), readBack(dir.file("s2048.ppe")) };
+    }
+
+    TEST(MpiTest, ProfilesWithDifferentBinWidthsMergeToTheWidest)
+    {
+        TempDir dir;
+        const auto [narrow, wide] = twoWidths(dir);
+        ASSERT_NE(narrow.binWidth, wide.binWidth) << "PPE_MEM 1 and 2048 give the same bin width";
+        const RunResult merged = runProgram({ PPEOUT, dir.path(), "-" });
+        ASSERT_EQ(merged.status, 0) << merged.err;
+        std::smatch width;
+        ASSERT_TRUE(std::regex_search(merged.out, width, std::regex(R"(Bin width, bytes\s*(\d+))"))) << merged.out;
+        EXPECT_EQ(std::stoul(width[1]), std::max(narrow.binWidth, wide.binWidth));
+        EXPECT_EQ(totalOf(merged.out), narrow.total + wide.total);
+        EXPECT_EQ(std::stoull(inRangeCount(merged.out)), narrow.inRange() + wide.inRange());
+        EXPECT_NE(merged.err.find("merged in bins of"), std::string::npos) << merged.err;
+    }
+
+    TEST(MpiTest, ProfilesOfDifferentProgramsAreRefused)
+    {
+        TempDir dir;
+        ASSERT_EQ(
+            runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("a.ppe") } })
+                .status,
+            0);
+        // mathlib has no libppe linked in: preloaded.
+        ASSERT_EQ(runProgram({ kExamples + "/mathlib", "20" },
+                      { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("b.ppe") }, { "LD_PRELOAD", PPE_LIBRARY } })
+                      .status,
+            0);
+        ASSERT_TRUE(fileExists(dir.file("b.ppe")));
+        const RunResult merged = runProgram({ PPEOUT, dir.path(), dir.file("out.txt") });
+        EXPECT_EQ(merged.status, 1);
+        EXPECT_NE(merged.err.find(dir.file("a.ppe")), std::string::npos) << merged.err;
+        EXPECT_NE(merged.err.find(dir.file("b.ppe")), std::string::npos) << merged.err;
+        EXPECT_NE(merged.err.find("different programs"), std::string::npos) << merged.err;
+        EXPECT_EQ(std::count(merged.err.begin(), merged.err.end(), '\n'), 1) << merged.err;
+        EXPECT_FALSE(fileExists(dir.file("out.txt")));
+    }
+
+    TEST(MpiTest, DamagedInputsGiveOneLineErrorsNamingTheFile)
+    {
+        TempDir dir;
+        ASSERT_EQ(
+            runProgram({ kExamples + "/simp", "1000003" }, { { "PPE_ON", "1" }, { "PPE_OUT", dir.file("a.ppe") } })
+                .status,
+            0);
+        std::ofstream(dir.file("b.ppe")).close(); // empty
+        RunResult r = runProgram({ PPEOUT, dir.path(), "-" });
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find(dir.file("b.ppe")), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        std::filesystem::create_directory(dir.file("none"));
+        r = runProgram({ PPEOUT, dir.file("none"), "-" });
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find(dir.file("none") + ": a directory without .ppe files"), std::string::npos) << r.err;
+        r = runProgram({ PPEOUT, dir.file("none") + "/*.ppe", "-" });
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find("no file matches this pattern"), std::string::npos) << r.err;
+    }
+
+} // namespace
+} // namespace ppe::testing

@@ -1,0 +1,189 @@
+// Merging the profiles of many processes (issue 20): sums, re-binning to the widest width, shared
+// objects and blocked places by identity, threads kept apart, refusal of another program, and the
+// per-rank imbalance of the top modules.
+#include "profile_builder.h"
+
+#include "ppe/formatter/build_report.h"
+#include "ppe/formatter/imbalance.h"
+#include "ppe/formatter/merge_profiles.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace ppe::formatter {
+namespace {
+
+    using ppe::testing::profileWith;
+
+    Profile process(uint64_t pid, std::vector<Bin> bins, uint32_t width = 1)
+    {
+        Profile p = profileWith(std::move(bins), width);
+        p.pid = pid;
+        p.image = "/bin/prog";
+        p.buildId = "ab12";
+        p.mechanism = "perf-task-clock";
+        p.cpuUser = 1.5;
+        p.cpuSystem = 0.5;
+        p.activeTime = 2;
+        p.wallTime = double(pid % 10);
+        p.endReason = "exit";
+        p.threads.push_back({ pid, p.total, 2, 0, "prog" });
+        return p;
+    }
+
+    TEST(MergeProfiles, CountsAndTimesAreSummedAndTheRateIsRecomputed)
+    {
+        ProfileMerge merge;
+        Messages messages;
+        ASSERT_FALSE(merge.add(process(101, { { 0x1000, 3 }, { 0x1010, 1 } }), "a.ppe", messages));
+        ASSERT_FALSE(merge.add(process(102, { { 0x1010, 2 }, { 0x1020, 5 } }), "b.ppe", messages));
+        const Profile sum = merge.finish(messages);
+        EXPECT_EQ(sum.total, 11u);
+        EXPECT_EQ(sum.inRange(), 11u);
+        ASSERT_EQ(sum.bins.size(), 3u);
+        EXPECT_EQ(sum.bins[1].address, 0x1010u);
+        EXPECT_EQ(sum.bins[1].count, 3u);
+        EXPECT_EQ(sum.maxBin, 5u);
+        EXPECT_DOUBLE_EQ(sum.cpuUser, 3.0);
+        EXPECT_DOUBLE_EQ(sum.activeTime, 4.0);
+        EXPECT_DOUBLE_EQ(sum.wallTime, 2.0); // the longest, not the sum
+        EXPECT_DOUBLE_EQ(sum.achievedRate, 11.0 / 4.0);
+        EXPECT_EQ(sum.mergedProfiles, 2u);
+        EXPECT_EQ(sum.mergedPids, "101-102");
+        EXPECT_EQ(sum.mergedEndReasons, "exit (2)");
+        ASSERT_EQ(sum.threads.size(), 2u);
+        EXPECT_EQ(sum.threads[1].name, "prog (pid 102)");
+        EXPECT_TRUE(messages.empty());
+    }
+
+    TEST(MergeProfiles, NarrowBinsGoToTheWideBinHoldingTheirStart)
+    {
+        ProfileMerge merge;
+        Messages messages;
+        ASSERT_FALSE(merge.add(process(1, { { 0x1001, 2 }, { 0x1007, 1 }, { 0x1009, 4 } }, 1), "n.ppe", messages));
+        ASSERT_FALSE(merge.add(process(2, { { 0x1008, 10 } }, 8), "w.ppe", messages));
+        const Profile sum = merge.finish(messages);
+        EXPECT_EQ(sum.binWidth, 8u);
+        EXPECT_EQ(sum.binCount, 0x1000u / 8);
+        ASSERT_EQ(sum.bins.size(), 2u);
+        EXPECT_EQ(sum.bins[0].address, 0x1000u);
+        EXPECT_EQ(sum.bins[0].count, 3u);
+        EXPECT_EQ(sum.bins[1].count, 14u);
+        EXPECT_EQ(sum.total, 17u);
+        ASSERT_EQ(messages.size(), 1u);
+        EXPECT_NE(messages[0].text.find("bins of 1, 8 bytes: merged in bins of 8 bytes"), std::string::npos)
+            << messages[0].text;
+    }
+
+    TEST(MergeProfiles, AnotherProgramIsRefusedNamingBothFiles)
+    {
+        ProfileMerge merge;
+        Messages messages;
+        ASSERT_FALSE(merge.add(process(1, { { 0x1000, 1 } }), "a.ppe", messages));
+        Profile other = process(2, { { 0x1000, 1 } });
+        other.buildId = "cd34";
+        const auto error = merge.add(other, "b.ppe", messages);
+        ASSERT_TRUE(error);
+        EXPECT_EQ(error->file, "b.ppe");
+        EXPECT_NE(error->message.find("a.ppe"), std::string::npos) << error->message;
+        EXPECT_NE(error->message.find("build id cd34"), std::string::npos) << error->message;
+    }
+
+    TEST(MergeProfiles, SharedObjectsAndBlockedPlacesMergeByIdentity)
+    {
+        Profile a = process(1, { { 0x1000, 1 } });
+        a.objects = { { "/lib/libm.so.6", "ff", 3, { { 0x10, 1 }, { 0x20, 2 } } } };
+        a.blocked = { { 0, 1.0, 10, { CodeLocation::Kind::Object, 0, 0x20 }, {} } };
+        Profile b = process(2, { { 0x1000, 1 } });
+        b.objects = { { "/lib/libc.so.6", "ee", 1, { { 0x5, 1 } } }, { "/lib/libm.so.6", "ff", 4, { { 0x20, 4 } } } };
+        b.blocked = { { 0, 3.0, 30, { CodeLocation::Kind::Object, 1, 0x20 }, {} } };
+        ProfileMerge merge;
+        Messages messages;
+        ASSERT_FALSE(merge.add(a, "a.ppe", messages));
+        ASSERT_FALSE(merge.add(b, "b.ppe", messages));
+        const Profile sum = merge.finish(messages);
+        ASSERT_EQ(sum.objects.size(), 2u);
+        EXPECT_EQ(sum.objects[0].hits, 7u);
+        ASSERT_EQ(sum.objects[0].hitsByOffset.size(), 2u);
+        EXPECT_EQ(sum.objects[0].hitsByOffset[1].count, 6u);
+        ASSERT_EQ(sum.blocked.size(), 1u) << "libm+0x20 in both, though libm is object 1 of b";
+        EXPECT_DOUBLE_EQ(sum.blocked[0].seconds, 4.0);
+        EXPECT_EQ(sum.blocked[0].observations, 40u);
+    }
+
+    TEST(MergeProfiles, NumbersAreSummarisedInRanges)
+    {
+        EXPECT_EQ(summariseNumbers({ 7, 3, 4, 5, 9 }), "3-5, 7, 9");
+        EXPECT_EQ(summariseNumbers({ 1, 3, 5, 7 }, 2), "1, 3 and 2 more");
+    }
+
+    TEST(Imbalance, TheRankWithTheLargestShareOfAModuleIsNamed)
+    {
+        // Two modules, [0x1000, 0x1100) and [0x1100, 0x1200); rank 2 spends 80% in the second.
+        const std::vector<CodeModule> modules
+            = { { "first", { { 0x1000, 0x1100 } } }, { "second", { { 0x1100, 0x1200 } } } };
+        std::map<std::string, Profile> files;
+        for (uint64_t rank = 0; rank < 3; ++rank) {
+            Profile p = process(100 + rank, { { 0x1000, rank == 2 ? 20u : 50u }, { 0x1100, rank == 2 ? 80u : 50u } });
+            p.rank = rank;
+            files["r" + std::to_string(rank)] = p;
+        }
+        ProfileMerge merge;
+        Messages messages;
+        for (const auto& [name, p] : files)
+            ASSERT_FALSE(merge.add(p, name, messages));
+        Report report = buildReport(merge.finish(messages), modules);
+        addImbalance(
+            report, modules, { "r0", "r1", "r2" },
+            [&](const std::string& name) -> Result<Profile> { return files.at(name); }, messages);
+        ASSERT_TRUE(report.imbalance);
+        const Imbalance& im = *report.imbalance;
+        EXPECT_EQ(im.ranks, 3u);
+        EXPECT_FALSE(im.ranksFromOrder);
+        ASSERT_EQ(im.modules.size(), 2u);
+        EXPECT_EQ(im.modules[0].name, "second");
+        EXPECT_EQ(im.modules[0].maxRank, 2u);
+        EXPECT_DOUBLE_EQ(im.modules[0].maxPercent, 80.0);
+        EXPECT_DOUBLE_EQ(im.modules[0].minPercent, 50.0);
+        EXPECT_DOUBLE_EQ(im.modules[0].meanPercent, 60.0);
+        EXPECT_NEAR(im.modules[0].variation, std::sqrt(200.0) / 60.0, 1e-9);
+        ASSERT_EQ(im.rows.size(), 3u);
+        EXPECT_EQ(im.rows[2].rank, 2u);
+        EXPECT_EQ(im.rows[2].samples, 100u);
+        EXPECT_DOUBLE_EQ(im.rows[0].userPercent, 75.0);
+    }
+
+    TEST(Imbalance, ManyRanksShowTheHeaviestAndTheLightestAndRanksWithoutARecordAreCounted)
+    {
+        const std::vector<CodeModule> modules = { { "only", { { 0x1000, 0x2000 } } } };
+        std::map<std::string, Profile> files;
+        std::vector<std::string> names;
+        for (uint64_t i = 0; i < 25; ++i) {
+            names.push_back(fmt::format("f{:02}", i));
+            files[names.back()] = process(200 + i, { { 0x1000, 10 + i } }); // no rank record
+        }
+        ProfileMerge merge;
+        Messages messages;
+        for (const std::string& name : names)
+            ASSERT_FALSE(merge.add(files.at(name), name, messages));
+        Report report = buildReport(merge.finish(messages), modules);
+        addImbalance(
+            report, modules, names, [&](const std::string& name) -> Result<Profile> { return files.at(name); },
+            messages);
+        ASSERT_TRUE(report.imbalance);
+        const Imbalance& im = *report.imbalance;
+        EXPECT_TRUE(im.ranksFromOrder);
+        ASSERT_EQ(im.rows.size(), kImbalanceRankRows);
+        EXPECT_EQ(im.hiddenRanks, 25 - kImbalanceRankRows);
+        EXPECT_EQ(im.hiddenAfter, kImbalanceRankRows / 2);
+        EXPECT_EQ(im.rows.front().rank, 24u); // the heaviest: the last file, the 25th
+        EXPECT_EQ(im.rows.front().samples, 34u);
+        EXPECT_EQ(im.rows.back().rank, 0u);
+        EXPECT_DOUBLE_EQ(im.meanSamples, 22.0);
+    }
+
+} // namespace
+} // namespace ppe::formatter
