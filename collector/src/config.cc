@@ -89,86 +89,88 @@ namespace {
         if (text[5] && parseDecimal(text + 6, 0, 64, &offset) != ValueError::None)
             return 0;
         return fromMin ? SIGRTMIN + int(offset) : SIGRTMAX - int(offset);
-        // The first rank variable that is set to a decimal number (a bad one is skipped with a warning).
-        const char* readRank(LookupFn lookup, WarnFn warn)
-        {
-            for (const char* name : { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" }) {
-                const char* text = lookup(name);
-                uint64_t rank = 0;
-                if (!text)
-                    continue;
-                const ValueError error = parseDecimal(text, 0, UINT64_MAX, &rank);
-                if (error == ValueError::None)
-                    return text;
-                warn(name, text, describe(error), "the next rank variable");
-            }
-            return nullptr;
-        }
-
-        const char* readJob(LookupFn lookup)
-        {
-            for (const char* name : { "SLURM_JOB_ID", "PBS_JOBID" }) {
-                const char* text = lookup(name);
-                if (text && *text)
-                    return text;
-            }
-            return nullptr;
-        }
-
-    } // namespace
-
-    int parseSnapshotSignal(const char* text)
-    {
-        if (text[0] == 'S' && text[1] == 'I' && text[2] == 'G')
-            text += 3;
-        int number = 0;
-        uint64_t value = 0;
-        if (parseDecimal(text, 1, uint64_t(NSIG - 1), &value) == ValueError::None)
-            number = int(value);
-        for (const SignalName& s : kSnapshotSignals) {
-            if (same(text, s.name))
-                number = s.number;
-        }
-        if (!number)
-            number = realTimeSignal(text);
-        return allowedSnapshotSignal(number) ? number : 0;
     }
 
-    Config readConfig(LookupFn lookup, WarnFn warn)
+    // The first rank variable that is set to a decimal number (a bad one is skipped with a warning).
+    const char* readRank(LookupFn lookup, WarnFn warn)
     {
-        Config config;
-        config.enabled = lookup("PPE_ON") != nullptr;
-        if (!config.enabled)
-            return config;
-        config.output = lookup("PPE_OUT");
-        if (config.output && !*config.output) {
-            warn("PPE_OUT", config.output, "empty value", "the default name");
-            config.output = nullptr;
+        for (const char* name : { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" }) {
+            const char* text = lookup(name);
+            uint64_t rank = 0;
+            if (!text)
+                continue;
+            const ValueError error = parseDecimal(text, 0, UINT64_MAX, &rank);
+            if (error == ValueError::None)
+                return text;
+            warn(name, text, describe(error), "the next rank variable");
         }
-        readNumber(lookup, warn, "PPE_MEM", 1, kMaxPages, "2048", &config.pages);
-        readNumber(lookup, warn, "PPE_INT", kMinInterval, kMaxInterval, "5000", &config.interval);
-        config.mode = readMode(lookup, warn);
-        config.timer = readTimer(lookup, warn);
-        readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
-        if (const char* signal = lookup("PPE_SNAPSHOT_SIGNAL")) {
-            config.snapshotSignal = parseSnapshotSignal(signal);
-            if (!config.snapshotSignal)
-                warn("PPE_SNAPSHOT_SIGNAL", signal,
-                    "not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
-                    "their numbers)",
-                    "no snapshots");
+        return nullptr;
+    }
+
+    const char* readJob(LookupFn lookup)
+    {
+        for (const char* name : { "SLURM_JOB_ID", "PBS_JOBID" }) {
+            const char* text = lookup(name);
+            if (text && *text)
+                return text;
         }
-        readNumber(lookup, warn, "PPE_LAUNCHED", 1, UINT64_MAX, "not launched", &config.launchedPid);
-        config.object = lookup("PPE_OBJECT");
-        if (config.object && !*config.object) {
-            warn("PPE_OBJECT", config.object, "empty value", "the executable");
-            config.object = nullptr;
-        }
-        const char* children = lookup("PPE_CHILDREN");
-        config.children = !children || !same(children, "0");
-        config.rank = readRank(lookup, warn);
-        config.job = readJob(lookup);
+        return nullptr;
+    }
+
+} // namespace
+
+int parseSnapshotSignal(const char* text)
+{
+    if (text[0] == 'S' && text[1] == 'I' && text[2] == 'G')
+        text += 3;
+    int number = 0;
+    uint64_t value = 0;
+    if (parseDecimal(text, 1, uint64_t(NSIG - 1), &value) == ValueError::None)
+        number = int(value);
+    for (const SignalName& s : kSnapshotSignals) {
+        if (same(text, s.name))
+            number = s.number;
+    }
+    if (!number)
+        number = realTimeSignal(text);
+    return allowedSnapshotSignal(number) ? number : 0;
+}
+
+Config readConfig(LookupFn lookup, WarnFn warn)
+{
+    Config config;
+    config.enabled = lookup("PPE_ON") != nullptr;
+    if (!config.enabled)
         return config;
+    config.output = lookup("PPE_OUT");
+    if (config.output && !*config.output) {
+        warn("PPE_OUT", config.output, "empty value", "the default name");
+        config.output = nullptr;
     }
+    readNumber(lookup, warn, "PPE_MEM", 1, kMaxPages, "2048", &config.pages);
+    readNumber(lookup, warn, "PPE_INT", kMinInterval, kMaxInterval, "5000", &config.interval);
+    config.mode = readMode(lookup, warn);
+    config.timer = readTimer(lookup, warn);
+    readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
+    if (const char* signal = lookup("PPE_SNAPSHOT_SIGNAL")) {
+        config.snapshotSignal = parseSnapshotSignal(signal);
+        if (!config.snapshotSignal)
+            warn("PPE_SNAPSHOT_SIGNAL", signal,
+                "not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
+                "their numbers)",
+                "no snapshots");
+    }
+    readNumber(lookup, warn, "PPE_LAUNCHED", 1, UINT64_MAX, "not launched", &config.launchedPid);
+    config.object = lookup("PPE_OBJECT");
+    if (config.object && !*config.object) {
+        warn("PPE_OBJECT", config.object, "empty value", "the executable");
+        config.object = nullptr;
+    }
+    const char* children = lookup("PPE_CHILDREN");
+    config.children = !children || !same(children, "0");
+    config.rank = readRank(lookup, warn);
+    config.job = readJob(lookup);
+    return config;
+}
 
 } // namespace ppe

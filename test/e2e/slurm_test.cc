@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <unistd.h>
 
 namespace ppe::testing {
@@ -201,6 +204,66 @@ namespace {
         const Profile rescued = recovered(out, pid);
         EXPECT_GT(w.cpu, 1.0) << "killed before it had worked";
         expectSamplesMatchCpu(rescued, w.cpu, 0.2);
+    }
+
+    // Each task's CPU time as it printed it ("R: cpu SECONDS" from srun --label).
+    std::map<int, double> cpuByTask(const std::string& out)
+    {
+        std::map<int, double> cpu;
+        std::istringstream lines(out);
+        const std::regex said(R"(^ *(\d+): cpu ([0-9.]+)$)");
+        for (std::string line; std::getline(lines, line);) {
+            std::smatch m;
+            if (std::regex_match(line, m, said))
+                cpu[std::stoi(m[1])] = std::stod(m[2]);
+        }
+        return cpu;
+    }
+
+    uint64_t mergedTotal(const std::string& report)
+    {
+        std::smatch m;
+        return std::regex_search(report, m, std::regex(R"(Total count\s+(\d+))")) ? std::stoull(m[1].str()) : 0;
+    }
+
+    // `srun -n 4` of a program (linked with libppe, or under `ppe`): one profile per task, named by
+    // its rank (SLURM_PROCID), each with its task's CPU time in samples; ppeout merges the folder
+    // into their sum, with a line per rank.
+    void expectFourTasksMerged(const std::string& dir, const std::string& program, const RunResult& run)
+    {
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        const std::map<int, double> cpu = cpuByTask(run.out);
+        ASSERT_EQ(cpu.size(), 4u) << run.out;
+        uint64_t sum = 0;
+        for (const auto& [rank, seconds] : cpu) {
+            const std::string path = dir + "/" + program + ".rank" + std::to_string(rank) + ".ppe";
+            auto p = readProfile(path);
+            ASSERT_TRUE(p) << p.error().str() << "\n" << run.err;
+            EXPECT_EQ(p->rank, std::optional<uint64_t>(rank));
+            EXPECT_EQ(p->endReason, "exit");
+            expectSamplesMatchCpu(*p, seconds, 0.1);
+            sum += p->total;
+        }
+        const RunResult merged = runProgram({ PPEOUT, dir, "-" });
+        ASSERT_TRUE(merged.exited && merged.status == 0) << merged.err;
+        EXPECT_EQ(mergedTotal(merged.out), sum) << merged.out;
+        EXPECT_NE(merged.out.find("Merged: 4 profiles"), std::string::npos) << merged.out;
+        EXPECT_NE(merged.out.find("PER-RANK IMBALANCE"), std::string::npos) << merged.out;
+    }
+
+    TEST_F(SlurmTest, SrunTasksEachLeaveAProfileNamedByRankAndPpeoutMergesThem)
+    {
+        const std::string linked = m_dir.file("linked");
+        const std::string launched = m_dir.file("launched");
+        std::filesystem::create_directory(linked);
+        std::filesystem::create_directory(launched);
+        const RunResult a = runSlurm({ "timeout", "300", "srun", "--label", "-n", "4", PPE_BATCH_JOB, "1.5" },
+            { { "PPE_ON", "1" }, { "PPE_OUT", linked + "/" } });
+        expectFourTasksMerged(linked, "batch_job", a);
+        const RunResult b = runSlurm({ "timeout", "300", "srun", "--label", "-n", "4", PPE_LAUNCHER, "-o",
+                                         launched + "/", PPE_BATCH_JOB_PLAIN, "1.5" },
+            { { "PPE_ON", "", true } });
+        expectFourTasksMerged(launched, "batch_job_plain", b);
     }
 
 } // namespace
