@@ -92,10 +92,14 @@ namespace {
     }
 
     // The first rank variable that is set to a decimal number (a bad one is skipped with a warning).
+    // SLURM_PROCID counts in the tasks of an srun step (SLURM_STEP_NUM_TASKS) only: a batch script
+    // has SLURM_PROCID=0 too, but it is one process, whose PPE_OUT is taken as written.
     const char* readRank(LookupFn lookup, WarnFn warn)
     {
         for (const char* name : { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" }) {
             const char* text = lookup(name);
+            if (text && same(name, "SLURM_PROCID") && !lookup("SLURM_STEP_NUM_TASKS"))
+                continue;
             uint64_t rank = 0;
             if (!text)
                 continue;

@@ -314,7 +314,7 @@ Result<DiffReport> makeDiffReport(const ReportRequest& baseAsked, const ReportRe
         return base.error();
     DiffReport d;
     std::vector<ModuleKind> kinds { changed.by };
-    if (changed.by == ModuleKind::Unit)
+    if (changed.by != ModuleKind::Function) // units, files or the automatic choice: functions as well
         kinds.push_back(ModuleKind::Function);
     for (ModuleKind kind : kinds) {
         auto before = tableReport(*base, kind, messages);

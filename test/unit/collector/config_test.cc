@@ -300,6 +300,14 @@ namespace {
         EXPECT_EQ(c.rank, nullptr);
     }
 
+    // A batch script has SLURM_PROCID=0 but is one process: only the tasks of an srun step are ranks.
+    TEST(ReadConfig, SlurmProcIdIsARankInAStepOnly)
+    {
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "0" } }).rank, nullptr);
+        EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "3" }, { "SLURM_STEP_NUM_TASKS", "4" } }).rank, "3");
+        EXPECT_TRUE(g_warnings.empty());
+    }
+
     TEST(ReadConfig, TheJobIdComesFromSlurmOrPbs)
     {
         EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "PBS_JOBID", "12.srv" } }).job, "12.srv");
