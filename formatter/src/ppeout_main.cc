@@ -3,12 +3,13 @@
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
 //   ppeout [options] PPE_FILE OUTPUT
 // Options -> a ReportRequest -> makeReport (make_report.h) -> the report model -> a renderer
-// (text). Inputs are only read; the output never overwrites a file (the old one is kept as
-// OUTPUT.~N~); "-" is stdout.
+// (--format: text, json, csv, callgrind; renderers.h). Inputs are only read; the output never overwrites a file (the
+// old one is kept as OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
-#include "ppe/formatter/text_report.h"
+#include "ppe/formatter/progress.h"
+#include "ppe/formatter/renderers.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <boost/program_options.hpp>
@@ -47,6 +48,9 @@ struct Options {
     std::string output;
     std::string by = "unit";
     unsigned barWidth = 40;
+    std::string format = "ppl";
+    std::string progress = "auto";
+    bool byGiven = false; // --by was on the command line (callgrind otherwise takes functions)
     std::vector<std::string> args;
 };
 
@@ -83,6 +87,14 @@ void usage(const po::options_description& options)
     fmt::print("{}", text.str());
 }
 
+std::string formatHelp()
+{
+    std::string help = "the output format:";
+    for (const pf::RendererEntry& r : pf::renderers())
+        help += fmt::format(" {} ({}){}", r.name, r.description, &r == &pf::renderers().back() ? "" : ";");
+    return help;
+}
+
 // The options, writing into `o` (whose defaults are the request's).
 po::options_description describe(Options& o)
 {
@@ -93,6 +105,9 @@ po::options_description describe(Options& o)
     add("by,b", po::value(&o.by)->default_value(o.by),
         "modules are compile units (unit) or functions (function); with a map, functions inside its units from the "
         "executable's symbols");
+    add("format,f", po::value(&o.format)->default_value(o.format), formatHelp().c_str());
+    add("progress", po::value(&o.progress)->default_value(o.progress),
+        "phases on stderr while formatting: auto (on a terminal, when it takes over a second), always, never");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -132,6 +147,14 @@ void checkValues(const Options& o)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
     if (o.by != "unit" && o.by != "function")
         fail(fmt::format("--by {}: expected unit or function", o.by));
+    if (!pf::findRenderer(o.format)) {
+        std::string names;
+        for (const pf::RendererEntry& r : pf::renderers())
+            names += (names.empty() ? "" : ", ") + std::string(r.name);
+        fail(fmt::format("--format {}: expected one of {}", o.format, names));
+    }
+    if (o.progress != "auto" && o.progress != "always" && o.progress != "never")
+        fail(fmt::format("--progress {}: expected auto, always or never", o.progress));
 }
 
 // The positional arguments: MAP_FILE PPE_FILE OUTPUT [LISTING...], or PPE_FILE OUTPUT (no map:
@@ -153,6 +176,10 @@ void takeArguments(Options& o)
     o.output = r.output = args[named - 1];
     r.listings.assign(args.begin() + long(named), args.end());
     r.by = o.by == "function" ? pf::ModuleKind::Function : pf::ModuleKind::Unit;
+    // KCachegrind and callgrind_annotate list functions: without a map (whose units a listing may
+    // need) callgrind takes the executable's functions unless --by says otherwise.
+    if (o.format == "callgrind" && !o.byGiven && !withMap)
+        r.by = pf::ModuleKind::Function;
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
@@ -189,32 +216,42 @@ std::optional<Options> parseOptions(int argc, char** argv)
                          "(see ppeout --help)",
             o.args[0]));
     }
+    o.byGiven = !vm["by"].defaulted();
     checkValues(o);
     takeArguments(o);
     return o;
 }
 
-// The renderer the options ask for (only PPE's text layout today).
-std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
+pf::ProgressMode progressMode(const std::string& name)
 {
-    const pf::TextOptions text { o.barWidth };
-    return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
+    if (name == "always")
+        return pf::ProgressMode::Always;
+    return name == "never" ? pf::ProgressMode::Never : pf::ProgressMode::Auto;
 }
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    const std::optional<Options> options = parseOptions(argc, argv);
+    std::optional<Options> options = parseOptions(argc, argv);
     if (!options)
         return 0;
+    pf::ProgressLine progress(2, progressMode(options->progress));
+    options->request.progress
+        = [&progress](std::string_view phase, size_t done, size_t total) { progress.phase(phase, done, total); };
     pf::Messages messages;
     const ppe::Result<pf::Report> report = pf::makeReport(options->request, messages);
+    std::string text;
+    if (report) {
+        progress.phase("rendering " + options->format);
+        text = pf::findRenderer(options->format)->render(*report, pf::RenderOptions { options->barWidth });
+    }
+    progress.finish(); // the line cleared before the messages
     print(messages);
     if (!report)
         fail(report.error().str());
     for (const std::string& w : report->warnings)
         warn(w);
-    writeOutput(options->output, chooseRenderer(*options)(*report));
+    writeOutput(options->output, text);
     return 0;
 }

@@ -8,7 +8,9 @@
 #include "ppe/support/result.h"
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ppe::formatter {
@@ -35,6 +37,9 @@ struct ReportRequest {
     bool ignoreBuildId = false; // use an executable of another build than the profile's
     bool ignoreMapMismatch = false; // format with a map that does not fit the profile (map_check.h), warning
     bool verbose = false; // notes on which listing went where and what DWARF was used
+    // Called as each phase starts ("reading DWARF"; "reading sources" with done of total), for a
+    // progress line (progress.h); empty: nothing is reported.
+    std::function<void(std::string_view phase, size_t done, size_t total)> progress;
 };
 
 // Makes the report: with a map, its units (or -ffunction-sections functions) are the modules,

@@ -103,6 +103,13 @@ struct ModuleRow {
     size_t ranges = 1; // address ranges of its code: more than 1 when others' code lies between
 };
 
+// One machine instruction of a line's code, with its hits (--asm).
+struct InstructionRow {
+    uint64_t address = 0; // link-time
+    std::string text; // the disassembly, or the listing's code text
+    double hits = 0;
+};
+
 // One line of a module's program text in the line analysis.
 struct LineRow {
     int line = 0;
@@ -111,6 +118,7 @@ struct LineRow {
     double accumulated = 0; // percent of the module's hits from its first printed line to this one
     bool code = false; // the line has code in this module
     double splitHits = 0; // of `hits`, from bins split between this line and other lines or modules
+    std::vector<InstructionRow> instructions; // with --asm: the line's code, ascending addresses
 };
 
 // The lines of one source file within a module's analysis: the module's own file first, then
@@ -163,6 +171,7 @@ struct ObjectRow {
     double error = 0;
     std::vector<FunctionRow> functions; // decreasing hits, at most the asked number
     size_t moreFunctions = 0; // functions with hits left out of `functions`
+    double moreFunctionsHits = 0; // their hits: `functions`, these and withoutFunction make `hits`
     Share withoutFunction; // hits at offsets no known function owns, % of all samples
     std::string note; // why there are no functions ("no such file", "changed since the run: ...")
     // Where no function (symbol, DWARF or .eh_frame entry) owns the code: the busiest addresses
@@ -230,6 +239,7 @@ struct Report {
     Share unattributed; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
     bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
+    bool functionModules = false; // the modules are functions (--by function), not compile units
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<ObjectAnalysis> objectAnalyses; // shared objects with their own module table and lines
