@@ -21,6 +21,9 @@ packages=(
   # cross compilers of the programs they run (ARC for ../shared/tools/qemu-arc, aarch64)
   gdbserver qemu-user gcc-12-arc-linux-gnu binutils-arc-linux-gnu libc6-dev-arc-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # the formats' tests: callgrind_annotate reads --format callgrind, jsonschema checks the JSON,
+  # script (util-linux) gives the progress line a terminal
+  valgrind python3-jsonschema util-linux
 )
 
 missing=()

@@ -53,6 +53,13 @@ void ProgressLine::phase(std::string_view name, size_t done, size_t total)
     }
     m_text = text;
     m_changed = true;
+    // Once shown (or with no delay), each phase is drawn as it starts; before that the thread
+    // draws it when the delay has passed.
+    if (m_visible || std::chrono::steady_clock::now() - m_start >= m_delay) {
+        draw(m_text);
+        m_changed = false;
+        m_visible = true;
+    }
 }
 
 void ProgressLine::finish()
