@@ -16,13 +16,21 @@ namespace ppe::formatter {
 
 namespace {
 
+    // A name on one line of the file (a line break in a command's argument would end it).
+    std::string oneLine(std::string text)
+    {
+        for (char& c : text)
+            c = c == '\n' || c == '\r' ? ' ' : c;
+        return text;
+    }
+
     // Callgrind's name compression: a name's first use defines "(N) name", later uses are "(N)".
     class Names {
     public:
         std::string operator()(const std::string& name)
         {
-            const auto [it, added] = m_ids.emplace(name, m_ids.size() + 1);
-            return added ? fmt::format("({}) {}", it->second, name) : fmt::format("({})", it->second);
+            const auto [it, added] = m_ids.emplace(oneLine(name), m_ids.size() + 1);
+            return added ? fmt::format("({}) {}", it->second, it->first) : fmt::format("({})", it->second);
         }
 
     private:
@@ -166,8 +174,8 @@ namespace {
     {
         const Profile& p = r.profile;
         out += "# callgrind format\nversion: 1\ncreator: ppeout\n";
-        out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, commandLine(p));
-        out += fmt::format("desc: Image: {}\n", p.image);
+        out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, oneLine(commandLine(p)));
+        out += fmt::format("desc: Image: {}\n", oneLine(p.image));
         out += fmt::format("desc: Sampling: {} every {:g} ms ({} time)\n", p.mechanism, r.totals.intervalMs,
             r.cpuTime ? "CPU" : "real");
         out += fmt::format("positions: {}\n", instructions ? "instr line" : "line");

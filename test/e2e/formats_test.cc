@@ -234,7 +234,9 @@ for m in report["lines"]:
         TempDir dir;
         const RunResult r = runProgram({ PPEOUT, "--format", "xml", dir.file("s.ppe"), dir.file("out") });
         EXPECT_EQ(r.status, 1);
-        EXPECT_EQ(r.err, "ppeout: error: --format xml: expected one of ppl, json, csv, callgrind\n");
+        EXPECT_EQ(r.err.rfind("ppeout: error: --format xml: expected one of ppl, json, csv, callgrind", 0), 0u)
+            << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_FALSE(fileExists(dir.file("out")));
     }
 
