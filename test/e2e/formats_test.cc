@@ -66,7 +66,7 @@ namespace {
         std::istringstream in(out);
         std::string line;
         bool inside = false;
-        int number_ = 1;
+        int number_ = 1, rules = 0;
         const std::regex marker(R"(^-- line ([0-9]+) -)"), source(R"(^ *(\.|([0-9,]+) \( *[0-9.]+%\)) )");
         std::smatch m;
         while (std::getline(in, line)) {
@@ -77,6 +77,9 @@ namespace {
                     && file.compare(file.size() - shown.size(), shown.size(), shown) == 0
                     && (shown.size() == file.size() || file[file.size() - shown.size() - 1] == '/');
                 number_ = 1;
+                rules = 0;
+            } else if (inside && line.rfind("--------", 0) == 0) {
+                inside = ++rules < 2; // the heading's closing rule, then the one after the source
             } else if (inside && std::regex_search(line, m, marker)) {
                 number_ = std::stoi(m[1].str());
             } else if (inside && std::regex_search(line, m, source)) {
