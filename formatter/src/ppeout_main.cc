@@ -15,12 +15,17 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace po = boost::program_options;
 namespace pf = ppe::formatter;
@@ -54,12 +59,44 @@ struct Options {
     std::vector<std::string> args;
 };
 
+// True for an existing plain file (not "-", a device or a pipe, which reading would block on).
+bool isRegularFile(const std::string& path)
+{
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Writes to a device or a pipe that OUTPUT names (/dev/null, /dev/stdout, a FIFO): these are not
+// files to keep a backup of, and renaming one away (ppeout runs as root in containers) would
+// replace /dev/null with a plain file for the whole system. False when `path` is not one.
+bool writeToDevice(const std::string& path, const std::string& text)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return false;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+        done += size_t(n);
+    }
+    ::close(fd);
+    return true;
+}
+
 void writeOutput(const std::string& path, const std::string& text)
 {
     if (path == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
+    if (writeToDevice(path, text))
+        return;
     const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size());
     if (error)
         fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
@@ -182,7 +219,7 @@ void takeArguments(Options& o)
         r.by = pf::ModuleKind::Function;
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
-    if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
+    if (!withMap && o.output != "-" && isRegularFile(o.output) && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
                          "MAP_FILE PPE_FILE OUTPUT)",
             o.output));

@@ -248,6 +248,22 @@ for m in report["lines"]:
         EXPECT_FALSE(fileExists(dir.file("out")));
     }
 
+    // A device or pipe as OUTPUT is written to, never renamed away as a file is (as root, ppeout
+    // once replaced /dev/null with a plain file). A FIFO stands in for /dev/null here.
+    TEST(Formats, OutputToAPipeIsWrittenNotReplaced)
+    {
+        TempDir dir;
+        const std::string ppe = simpProfile(dir);
+        ASSERT_EQ(runProgram({ "mkfifo", dir.file("fifo") }).status, 0);
+        const Running reader = startProgram({ "sh", "-c", "cat " + dir.file("fifo") + " > " + dir.file("got") });
+        const RunResult out = runProgram({ PPEOUT, "--format", "csv", ppe, dir.file("fifo") });
+        EXPECT_EQ(out.status, 0) << out.err;
+        EXPECT_EQ(waitProgram(reader).status, 0);
+        EXPECT_EQ(readFile(dir.file("got")).rfind("kind,object,module", 0), 0u);
+        EXPECT_FALSE(fileExists(dir.file("fifo.~1~")));
+        EXPECT_EQ(runProgram({ "test", "-p", dir.file("fifo") }).status, 0) << "still a FIFO";
+    }
+
     TEST(Formats, ProgressOnATerminalOnly)
     {
         TempDir dir;
