@@ -26,6 +26,9 @@ packages=(
   # the MPI example and tests (issue 20): Open MPI's mpicc and mpirun; GNU time for bench/merge.sh's
   # peak RSS
   openmpi-bin libopenmpi-dev time
+  # the formats' tests: callgrind_annotate reads --format callgrind, jsonschema checks the JSON,
+  # script (util-linux) gives the progress line a terminal
+  valgrind python3-jsonschema util-linux
 )
 # The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
 # Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.

@@ -367,6 +367,8 @@ namespace {
             [](const FunctionRow& a, const FunctionRow& b) { return a.hits > b.hits; });
         if (row.functions.size() > top) {
             row.moreFunctions = row.functions.size() - top;
+            for (size_t f = top; f < row.functions.size(); ++f)
+                row.moreFunctionsHits += row.functions[f].hits;
             row.functions.resize(top);
         }
     }
@@ -432,7 +434,7 @@ void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(con
         if (share.hits <= 0 || share.percent < thresholdPercent)
             continue;
         ObjectRow row { object.path, std::string(baseName(object.path)), object.buildId, share.hits, share.percent,
-            share.error, {}, 0, {}, "", {}, 0 };
+            share.error, {}, 0, 0, {}, "", {}, 0 };
         Result<ObjectCode> code = codeOf(object);
         if (code)
             addFunctions(row, object, *code, n, topFunctions);

@@ -24,6 +24,12 @@ namespace ppe::formatter {
 
 namespace {
 
+    void step(const ReportRequest& request, std::string_view phase, size_t done = 0, size_t total = 0)
+    {
+        if (request.progress)
+            request.progress(phase, done, total);
+    }
+
     // What the report is made of before any hit is counted: the profile, the modules and where
     // their lines come from.
     struct Sources {
@@ -36,6 +42,7 @@ namespace {
     // The profile, or with --object the profile of the shared object it names (objectProfile).
     Result<Profile> readProfileOf(const ReportRequest& request, Messages& messages)
     {
+        step(request, "reading the profile");
         auto profile = readProfiles(request.profiles, messages);
         if (!profile || request.object.empty())
             return profile;
@@ -164,12 +171,14 @@ namespace {
     Result<Sources> fromMap(const ReportRequest& request, Messages& messages)
     {
         // The map first: with the first two arguments swapped, the error names the first one.
+        step(request, "reading the linker map");
         auto map = mapparse::readLinkMap(request.map);
         if (!map)
             return map.error();
         auto profile = readProfileOf(request, messages);
         if (!profile)
             return profile.error();
+        step(request, "reading DWARF");
         auto info = loadImage(imageRequest(request, false), *profile, messages);
         if (!info)
             return info.error();
@@ -205,6 +214,7 @@ namespace {
             splitUnitsByFunctions(**info, s.modules, unitOf);
         }
         s.profile = std::move(*profile);
+        step(request, "reading listings");
         s.lines = loadListings(listingRequest(request), *map, s.modules, unitOf, messages);
         if (!*info)
             return s;
@@ -222,6 +232,7 @@ namespace {
         auto profile = readProfileOf(request, messages);
         if (!profile)
             return profile.error();
+        step(request, "reading DWARF");
         auto image = loadImage(imageRequest(request, true), *profile, messages);
         if (!image)
             return image.error();
@@ -232,14 +243,15 @@ namespace {
     }
 
     // Reads the program text of the selected modules' line tables, each table once.
-    void loadText(const std::vector<size_t>& selected, Sources& s, const std::vector<std::string>& sourceDirs,
+    void loadText(const ReportRequest& request, const std::vector<size_t>& selected, Sources& s,
         std::vector<std::string>& warnings)
     {
         std::set<int> read;
-        for (size_t m : selected) {
-            const int t = s.modules[m].lineTable;
+        for (size_t i = 0; i < selected.size(); ++i) {
+            step(request, "reading sources", i, selected.size());
+            const int t = s.modules[selected[i]].lineTable;
             if (read.insert(t).second)
-                loadSourceText(s.lines.tables[t], s.lines.baseDirs[t], sourceDirs, warnings);
+                loadSourceText(s.lines.tables[t], s.lines.baseDirs[t], request.sourceDirs, warnings);
         }
     }
 
@@ -248,7 +260,8 @@ namespace {
     void analyseModules(const ReportRequest& request, Sources& s, Report& report)
     {
         const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
-        loadText(selected, s, request.sourceDirs, report.warnings);
+        loadText(request, selected, s, report.warnings);
+        step(request, "attributing lines");
         analyseLines(report, s.modules, s.lines.tables, selected);
     }
 
@@ -292,6 +305,7 @@ namespace {
     {
         ObjectInfos infos;
         for (size_t i : chosen) {
+            step(request, "reading shared objects", infos.size(), chosen.size());
             const SharedObject& object = profile.objects[i];
             auto info = loadObjectInfo(object, request.debugDirs, true);
             if (!info && isNamed(request, object))
@@ -331,12 +345,15 @@ namespace {
 
     Report reportOf(const ReportRequest& request, Sources s, Messages& messages)
     {
+        step(request, "attributing samples");
         Report report = buildReport(std::move(s.profile), s.modules);
+        report.functionModules = request.by == ModuleKind::Function;
         analyseModules(request, s, report);
         if (request.instructions)
             addReportInstructions(
                 report, s.modules, s.lines.tables, s.lines.code, s.image ? s.image->path : "", report.warnings);
         addObjects(report, request, messages);
+        step(request, "threads and blocked time");
         addThreads(report);
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));

@@ -4,13 +4,14 @@
 //   ppeout [options] PPE_FILE OUTPUT
 //   ppeout --diff BASE_PPE [--base-map MAP] [--base-exe PROG] [options] [MAP_FILE] PPE_FILE [OUTPUT]
 // Options -> a ReportRequest -> makeReport (make_report.h) -> the report model -> a renderer
-// (text). Inputs are only read; the output never overwrites a file (the old one is kept as
-// OUTPUT.~N~); "-" is stdout.
+// (--format: text, json, csv, callgrind; renderers.h). Inputs are only read; the output never overwrites a file (the
+// old one is kept as OUTPUT.~N~); "-" is stdout.
 #include "ppe/core/output_file.h"
 #include "ppe/formatter/diff_report.h"
-#include "ppe/formatter/html_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
+#include "ppe/formatter/progress.h"
+#include "ppe/formatter/renderers.h"
 #include "ppe/formatter/text_diff.h"
 #include "ppe/formatter/text_report.h"
 #include "ppe/profile/profile_reader.h"
@@ -18,6 +19,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -26,6 +28,10 @@
 #include <optional>
 #include <sstream>
 #include <sys/stat.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace po = boost::program_options;
 namespace pf = ppe::formatter;
@@ -54,9 +60,41 @@ struct Options {
     std::string by = "auto";
     unsigned barWidth = 40;
     std::string format = "ppl";
+    std::string progress = "auto";
+    bool byGiven = false; // --by was on the command line (callgrind otherwise takes functions)
     std::vector<std::string> args;
     std::string diff, baseMap, baseExe; // --diff: the base profile and its own sources
 };
+
+// True for an existing plain file (not "-", a device or a pipe, which reading would block on).
+bool isRegularFile(const std::string& path)
+{
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Writes to a device or a pipe that OUTPUT names (/dev/null, /dev/stdout, a FIFO): these are not
+// files to keep a backup of, and renaming one away (ppeout runs as root in containers) would
+// replace /dev/null with a plain file for the whole system. False when `path` is not one.
+bool writeToDevice(const std::string& path, const std::string& text)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return false;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+        done += size_t(n);
+    }
+    ::close(fd);
+    return true;
+}
 
 void writeOutput(const std::string& path, const std::string& text)
 {
@@ -64,6 +102,8 @@ void writeOutput(const std::string& path, const std::string& text)
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
+    if (writeToDevice(path, text))
+        return;
     const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size());
     if (error)
         fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
@@ -99,6 +139,14 @@ void usage(const po::options_description& options)
     fmt::print("{}", text.str());
 }
 
+std::string formatHelp()
+{
+    std::string help = "the output format:";
+    for (const pf::RendererEntry& r : pf::renderers())
+        help += fmt::format(" {} ({}){}", r.name, r.description, &r == &pf::renderers().back() ? "" : ";");
+    return help;
+}
+
 // The options, writing into `o` (whose defaults are the request's).
 po::options_description describe(Options& o)
 {
@@ -110,6 +158,9 @@ po::options_description describe(Options& o)
         "modules are compile units (unit), functions (function; with a map, functions inside its units from the "
         "executable's symbols) or source files (file: each function credited to the file it was written in, from "
         "DWARF); auto: units, or files where the units are link-time partitions (-flto)");
+    add("format,f", po::value(&o.format)->default_value(o.format), formatHelp().c_str());
+    add("progress", po::value(&o.progress)->default_value(o.progress),
+        "phases on stderr while formatting: auto (on a terminal, when it takes over a second), always, never");
     add("line-threshold,t", po::value(&r.lineThreshold)->default_value(r.lineThreshold, "1"),
         "list the program text of modules with at least this % of the in-range time");
     add("bar-width,w", po::value(&o.barWidth)->default_value(o.barWidth), "characters of the busiest line's bar");
@@ -140,7 +191,6 @@ po::options_description describe(Options& o)
     add("asm", po::bool_switch(&r.instructions),
         "under each line with hits, its instructions with their hits (from the listing, else the executable "
         "disassembled: x86-64, AArch64)");
-    add("format,f", po::value(&o.format)->default_value(o.format), "the report's format: ppl (text) or html");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -158,10 +208,18 @@ void checkValues(const Options& o)
         fail(fmt::format("--bar-width {}: not from 1 to 1000", o.barWidth));
     if (o.diff.empty() && (!o.baseMap.empty() || !o.baseExe.empty()))
         fail("--base-map and --base-exe are for the base profile of --diff BASE_PPE");
-    if (o.format != "ppl" && o.format != "html")
-        fail(fmt::format("--format {}: expected ppl or html", o.format));
     if (o.by != "auto" && o.by != "unit" && o.by != "function" && o.by != "file")
         fail(fmt::format("--by {}: expected auto, unit, function or file", o.by));
+    if (!pf::findRenderer(o.format)) {
+        std::string names;
+        for (const pf::RendererEntry& r : pf::renderers())
+            names += (names.empty() ? "" : ", ") + std::string(r.name);
+        fail(fmt::format("--format {}: expected one of {}", o.format, names));
+    }
+    if (!o.diff.empty() && o.format != "ppl")
+        fail(fmt::format("--format {}: --diff writes its comparison as text (ppl) only", o.format));
+    if (o.progress != "auto" && o.progress != "always" && o.progress != "never")
+        fail(fmt::format("--progress {}: expected auto, always or never", o.progress));
 }
 
 // The positional arguments: MAP_FILE PPE_FILE OUTPUT [LISTING...], or PPE_FILE OUTPUT (no map:
@@ -187,11 +245,15 @@ void takeArguments(Options& o)
     const std::map<std::string, pf::ModuleKind> kinds = { { "auto", pf::ModuleKind::Auto },
         { "unit", pf::ModuleKind::Unit }, { "function", pf::ModuleKind::Function }, { "file", pf::ModuleKind::File } };
     r.by = kinds.at(o.by);
+    // KCachegrind and callgrind_annotate list functions: without a map (whose units a listing may
+    // need) callgrind takes the executable's functions unless --by says otherwise.
+    if (o.format == "callgrind" && !o.byGiven && !withMap)
+        r.by = pf::ModuleKind::Function;
     if (pf::sameFile(o.output, r.profiles.front()) || (withMap && pf::sameFile(o.output, r.map)))
         fail(o.output + ": the output would replace an input");
     if (!o.diff.empty() && (pf::sameFile(o.output, o.diff) || pf::sameFile(o.output, o.baseMap)))
         fail(o.output + ": the output would replace an input");
-    if (!withMap && o.output != "-" && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
+    if (!withMap && o.output != "-" && isRegularFile(o.output) && ppe::looksLikeProfile(pf::readPrefix(o.output, 4096)))
         fail(fmt::format("{}: a ppe profile, not an output file name (two arguments are PPE_FILE OUTPUT; with a map "
                          "MAP_FILE PPE_FILE OUTPUT)",
             o.output));
@@ -234,18 +296,17 @@ std::optional<Options> parseOptions(int argc, char** argv)
                          "(see ppeout --help)",
             o.args[0]));
     }
+    o.byGiven = !vm["by"].defaulted();
     checkValues(o);
     takeArguments(o);
     return o;
 }
 
-// The renderer the options ask for: PPE's text layout, or the HTML page.
-std::function<std::string(const pf::Report&)> chooseRenderer(const Options& o)
+pf::ProgressMode progressMode(const std::string& name)
 {
-    if (o.format == "html")
-        return [](const pf::Report& report) { return pf::renderHtmlReport(report); };
-    const pf::TextOptions text { o.barWidth };
-    return [text](const pf::Report& report) { return pf::renderTextReport(report, text); };
+    if (name == "always")
+        return pf::ProgressMode::Always;
+    return name == "never" ? pf::ProgressMode::Never : pf::ProgressMode::Auto;
 }
 
 // `--diff BASE`: the base's request is the changed side's with its own profile and sources.
@@ -271,18 +332,27 @@ int diffMain(const Options& o)
 
 int main(int argc, char** argv)
 {
-    const std::optional<Options> options = parseOptions(argc, argv);
+    std::optional<Options> options = parseOptions(argc, argv);
     if (!options)
         return 0;
     if (!options->diff.empty())
         return diffMain(*options);
+    pf::ProgressLine progress(2, progressMode(options->progress));
+    options->request.progress
+        = [&progress](std::string_view phase, size_t done, size_t total) { progress.phase(phase, done, total); };
     pf::Messages messages;
     const ppe::Result<pf::Report> report = pf::makeReport(options->request, messages);
+    std::string text;
+    if (report) {
+        progress.phase("rendering " + options->format);
+        text = pf::findRenderer(options->format)->render(*report, pf::RenderOptions { options->barWidth });
+    }
+    progress.finish(); // the line cleared before the messages
     print(messages);
     if (!report)
         fail(report.error().str());
     for (const std::string& w : report->warnings)
         warn(w);
-    writeOutput(options->output, chooseRenderer(*options)(*report));
+    writeOutput(options->output, text);
     return 0;
 }

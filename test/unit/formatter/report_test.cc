@@ -132,7 +132,8 @@ namespace {
         r.modules[0].percent = 33.33;
         r.modules[0].error = 4.44;
         r.unattributed = Share { 7, 55.55, 6.66 };
-        ObjectRow object { "/lib/libz.so", "libz.so", "", 9, 11.11, 2.22, {}, 0, Share { 3, 77.77, 8.88 }, "", {}, 0 };
+        ObjectRow object { "/lib/libz.so", "libz.so", "", 9, 11.11, 2.22, {}, 0, 0, Share { 3, 77.77, 8.88 }, "", {},
+            0 };
         r.objects.push_back(object);
         const std::string text = renderTextReport(r);
         EXPECT_NE(text.find("System count           123 |"), std::string::npos) << text;

@@ -8,7 +8,9 @@
 #include "ppe/support/result.h"
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ppe::formatter {
@@ -41,6 +43,9 @@ struct ReportRequest {
     // --asm: the instructions of each line with hits, from its listing or the disassembled executable
     // (instructions.h).
     bool instructions = false;
+    // Called as each phase starts ("reading DWARF"; "reading sources" with done of total), for a
+    // progress line (progress.h); empty: nothing is reported.
+    std::function<void(std::string_view phase, size_t done, size_t total)> progress;
 };
 
 // Makes the report: with a map, its units (or -ffunction-sections functions) are the modules,

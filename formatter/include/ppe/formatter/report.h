@@ -115,6 +115,13 @@ struct InstructionRow {
     double hits = 0;
 };
 
+// One machine instruction of a line's code, with its hits (--asm).
+struct InstructionRow {
+    uint64_t address = 0; // link-time
+    std::string text; // the disassembly, or the listing's code text
+    double hits = 0;
+};
+
 // One line of a module's program text in the line analysis.
 struct LineRow {
     int line = 0;
@@ -176,6 +183,7 @@ struct ObjectRow {
     double error = 0;
     std::vector<FunctionRow> functions; // decreasing hits, at most the asked number
     size_t moreFunctions = 0; // functions with hits left out of `functions`
+    double moreFunctionsHits = 0; // their hits: `functions`, these and withoutFunction make `hits`
     Share withoutFunction; // hits at offsets no known function owns, % of all samples
     std::string note; // why there are no functions ("no such file", "changed since the run: ...")
     // Where no function (symbol, DWARF or .eh_frame entry) owns the code: the busiest addresses
@@ -284,6 +292,7 @@ struct Report {
     Share unattributed; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
     bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
+    bool functionModules = false; // the modules are functions (--by function), not compile units
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<ObjectAnalysis> objectAnalyses; // shared objects with their own module table and lines

@@ -1,0 +1,209 @@
+// The report in the callgrind profile format (valgrind.org/docs/manual/cl-format.html), for
+// KCachegrind, QCachegrind and callgrind_annotate: one event, Samples; `ob=` the executable or a
+// shared object, `fl=`/`fi=` the source files (their paths where the text was read, so that the
+// tools find them), `fn=` the modules (functions with --by function, which ppeout takes for this
+// format unless told otherwise) and per-line costs from the line analysis. Modules without one
+// have their cost on line 0. With instructions (--asm) the positions are `instr line`. The
+// summary is all samples, so the tools' percentages are the report's All %.
+#include "ppe/formatter/renderers.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace ppe::formatter {
+
+namespace {
+
+    // A name on one line of the file (a line break in a command's argument would end it).
+    std::string oneLine(std::string text)
+    {
+        for (char& c : text)
+            c = c == '\n' || c == '\r' ? ' ' : c;
+        return text;
+    }
+
+    // Callgrind's name compression: a name's first use defines "(N) name", later uses are "(N)".
+    class Names {
+    public:
+        std::string operator()(const std::string& name)
+        {
+            const auto [it, added] = m_ids.emplace(oneLine(name), m_ids.size() + 1);
+            return added ? fmt::format("({}) {}", it->second, it->first) : fmt::format("({})", it->second);
+        }
+
+    private:
+        std::map<std::string, size_t> m_ids;
+    };
+
+    // Costs are 64-bit counters; hits split between lines by bytes are fractional, and are rounded
+    // as the text report prints them.
+    uint64_t cost(double hits) { return hits > 0 ? uint64_t(std::llround(hits)) : 0; }
+
+    std::string pathOf(const FileLines& f) { return f.textPath.empty() ? f.name : f.textPath; }
+
+    struct Writer {
+        std::string& out;
+        bool instructions; // positions: instr line
+        Names files, functions, objects;
+
+        // A cost line for `line` at `address` (only written with instr positions).
+        void costLine(uint64_t address, int line, double hits)
+        {
+            if (cost(hits) == 0)
+                return;
+            if (instructions)
+                out += fmt::format("0x{:x} ", address);
+            out += fmt::format("{} {}\n", line, cost(hits));
+        }
+
+        void function(const std::string& file, const std::string& name)
+        {
+            out += "fl=" + files(file) + '\n';
+            out += "fn=" + functions(name) + '\n';
+        }
+
+        void rows(const FileLines& f, uint64_t address)
+        {
+            for (const LineRow& r : f.rows) {
+                if (!instructions || r.instructions.empty()) {
+                    costLine(address, r.line, r.hits);
+                    continue;
+                }
+                for (const InstructionRow& i : r.instructions)
+                    costLine(i.address, r.line, i.hits);
+            }
+        }
+    };
+
+    bool hasInstructions(const std::vector<ModuleLines>& all)
+    {
+        for (const ModuleLines& m : all) {
+            for (const FileLines& f : m.files) {
+                for (const LineRow& r : f.rows) {
+                    if (!r.instructions.empty())
+                        return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    bool hasInstructions(const Report& r)
+    {
+        if (hasInstructions(r.lines))
+            return true;
+        for (const ObjectAnalysis& a : r.objectAnalyses) {
+            if (hasInstructions(a.lines))
+                return true;
+        }
+        return false;
+    }
+
+    // A module with its line analysis: the own file's lines, the code no line owns on line 0, then
+    // the lines of other files (headers, inlined code) under fi=.
+    void moduleWithLines(Writer& w, const ModuleRow& row, const ModuleLines& m)
+    {
+        const FileLines* own = nullptr;
+        for (const FileLines& f : m.files)
+            own = f.own && !own ? &f : own;
+        w.function(own ? pathOf(*own) : "???", row.name);
+        if (own)
+            w.rows(*own, row.address);
+        w.costLine(row.address, 0, m.withoutLine);
+        for (const FileLines& f : m.files) {
+            if (&f == own)
+                continue;
+            w.out += "fi=" + w.files(pathOf(f)) + '\n';
+            w.rows(f, row.address);
+        }
+    }
+
+    // One module table (the executable's or a shared object's) under ob=`object`.
+    void moduleTable(Writer& w, const std::string& object, const std::vector<ModuleRow>& modules,
+        const std::vector<ModuleLines>& lines, const Share& none, const std::string& noneName)
+    {
+        w.out += "\nob=" + w.objects(object) + '\n';
+        std::map<size_t, const ModuleLines*> linesOf;
+        for (const ModuleLines& m : lines)
+            linesOf[m.module] = &m;
+        for (const ModuleRow& row : modules) {
+            const auto found = linesOf.find(row.module);
+            if (found != linesOf.end()) {
+                moduleWithLines(w, row, *found->second);
+                continue;
+            }
+            w.function("???", row.name);
+            w.costLine(row.address, 0, row.hits);
+        }
+        if (cost(none.hits) == 0)
+            return;
+        w.function("???", noneName);
+        w.costLine(0, 0, none.hits);
+    }
+
+    // A shared object without a line analysis: its busiest functions, the rest, and the code no
+    // function owns.
+    void objectFunctions(Writer& w, const ObjectRow& o)
+    {
+        w.out += "\nob=" + w.objects(o.path) + '\n';
+        for (const FunctionRow& f : o.functions) {
+            w.function("???", f.name);
+            w.costLine(f.address, 0, f.hits);
+        }
+        if (cost(o.moreFunctionsHits)) {
+            w.function("???", fmt::format("(other functions in {})", o.name));
+            w.costLine(0, 0, o.moreFunctionsHits);
+        }
+        if (cost(o.withoutFunction.hits)) {
+            w.function("???", fmt::format("(no function in {})", o.name));
+            w.costLine(0, 0, o.withoutFunction.hits);
+        }
+    }
+
+    std::string commandLine(const Profile& p)
+    {
+        std::string line;
+        for (const std::string& arg : p.command)
+            line += (line.empty() ? "" : " ") + arg;
+        return line;
+    }
+
+    void header(std::string& out, const Report& r, bool instructions)
+    {
+        const Profile& p = r.profile;
+        out += "# callgrind format\nversion: 1\ncreator: ppeout\n";
+        out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, oneLine(commandLine(p)));
+        out += fmt::format("desc: Image: {}\n", oneLine(p.image));
+        out += fmt::format("desc: Sampling: {} every {:g} ms ({} time)\n", p.mechanism, r.totals.intervalMs,
+            r.cpuTime ? "CPU" : "real");
+        out += fmt::format("positions: {}\n", instructions ? "instr line" : "line");
+        out += "event: Samples : PC samples\nevents: Samples\n";
+        // callgrind_annotate takes `events:` as the last header line; `summary:` is read after it.
+        out += fmt::format("summary: {}\n", p.total);
+    }
+
+} // namespace
+
+std::string renderCallgrindReport(const Report& report, const RenderOptions&)
+{
+    std::string out;
+    const bool instructions = hasInstructions(report);
+    header(out, report, instructions);
+    Writer w { out, instructions, {}, {}, {} };
+    moduleTable(w, report.profile.image, report.modules, report.lines, report.unattributed, "(no module)");
+    for (const ObjectRow& o : report.objects) {
+        bool analysed = false;
+        for (const ObjectAnalysis& a : report.objectAnalyses)
+            analysed |= a.path == o.path;
+        if (!analysed)
+            objectFunctions(w, o);
+    }
+    for (const ObjectAnalysis& a : report.objectAnalyses)
+        moduleTable(w, a.path, a.modules, a.lines, a.unattributed, "(no module in " + a.name + ")");
+    out += fmt::format("\ntotals: {}\n", report.profile.total);
+    return out;
+}
+
+} // namespace ppe::formatter

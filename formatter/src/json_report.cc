@@ -1,0 +1,383 @@
+// The report model as JSON: every field of report.h (and the profile's header) under its snake_case
+// name, as docs/report.schema.json describes. The raw histogram (bins, hits by offset) is left out:
+// the .ppe file holds it.
+#include "ppe/formatter/json_writer.h"
+#include "ppe/formatter/renderers.h"
+
+#include <string>
+
+namespace ppe::formatter {
+
+namespace {
+
+    void share(JsonWriter& w, std::string_view name, const Share& s)
+    {
+        w.key(name);
+        w.beginObject();
+        w.field("hits", s.hits);
+        w.field("percent", s.percent);
+        w.field("error", s.error);
+        w.endObject();
+    }
+
+    void strings(JsonWriter& w, std::string_view name, const std::vector<std::string>& values)
+    {
+        w.key(name);
+        w.beginArray();
+        for (const std::string& v : values)
+            w.value(v);
+        w.endArray();
+    }
+
+    std::string countName(unsigned category)
+    {
+        std::string name = categoryName(category);
+        for (char& c : name)
+            c = c == '-' ? '_' : c;
+        return name;
+    }
+
+    void counts(JsonWriter& w, const Profile& p)
+    {
+        w.key("counts");
+        w.beginObject();
+        for (unsigned c = 0; c < kCategoryCount; ++c)
+            w.field(countName(c), p.counts[c]);
+        w.field("saturated", p.saturated);
+        w.field("total", p.total);
+        w.endObject();
+    }
+
+    void remote(JsonWriter& w, const Profile& p)
+    {
+        if (p.remoteServer.empty())
+            return;
+        w.key("remote");
+        w.beginObject();
+        w.field("server", p.remoteServer);
+        w.field("target", p.remoteTarget);
+        w.field("mode", p.remoteMode);
+        w.field("pc", p.remotePc);
+        w.field("interrupt", p.remoteInterrupt);
+        w.field("error", p.remoteError);
+        w.field("intrusion_stops", p.intrusionStops);
+        w.field("stop_mean", p.stopMean);
+        w.field("stop_p90", p.stopP90);
+        w.field("stopped_time", p.stoppedTime);
+        w.field("stopped_ratio", p.stoppedRatio);
+        w.endObject();
+    }
+
+    void codeSections(JsonWriter& w, const Profile& p)
+    {
+        w.key("code_sections");
+        w.beginArray();
+        for (const ImageSection& s : p.codeSections) {
+            w.beginObject();
+            w.field("name", s.name);
+            w.field("address", s.address);
+            w.field("size", s.size);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void profile(JsonWriter& w, const Profile& p)
+    {
+        w.key("profile");
+        w.beginObject();
+        w.field("version", p.version);
+        w.field("producer", p.producer);
+        w.field("status", statusName(p.status));
+        w.field("end_reason", p.endReason);
+        w.field("host", p.host);
+        w.field("cpu", p.cpu);
+        w.field("arch", p.arch);
+        w.field("os", p.os);
+        w.field("pid", p.pid);
+        w.field("parent_pid", p.parentPid);
+        w.field("start_time", p.startTime);
+        w.field("end_time", p.endTime);
+        w.field("image", p.image);
+        w.field("build_id", p.buildId);
+        strings(w, "command", p.command);
+        w.field("load_bias", p.loadBias);
+        w.field("range_start", p.rangeStart);
+        w.field("range_end", p.rangeEnd);
+        codeSections(w, p);
+        w.field("mechanism", p.mechanism);
+        w.field("mode", p.mode == SampleMode::Cpu ? "cpu" : "real");
+        w.field("interval_100ns", p.interval);
+        w.field("requested_rate", p.requestedRate);
+        w.field("achieved_rate", p.achievedRate);
+        w.field("granularity", p.granularity);
+        w.field("bin_width", p.binWidth);
+        w.field("bin_count", p.binCount);
+        w.field("max_bin", p.maxBin);
+        w.field("cpu_user", p.cpuUser);
+        w.field("cpu_system", p.cpuSystem);
+        w.field("wall_time", p.wallTime);
+        w.field("active_time", p.activeTime);
+        w.field("cpu_time_as_of", p.cpuTimeAsOf);
+        w.field("ticks", p.ticks);
+        counts(w, p);
+        remote(w, p);
+        w.endObject();
+    }
+
+    void totals(JsonWriter& w, const Totals& t)
+    {
+        w.key("totals");
+        w.beginObject();
+        w.field("system", t.system);
+        w.field("other", t.other);
+        w.field("overflow", t.overflow);
+        w.field("underflow", t.underflow);
+        w.field("program_percent", t.programPercent);
+        w.field("libraries_percent", t.librariesPercent);
+        w.field("other_percent", t.otherPercent);
+        w.field("cpu_seconds", t.cpuSeconds);
+        w.field("cpu_user_percent", t.cpuUserPercent);
+        w.field("cpu_system_percent", t.cpuSystemPercent);
+        w.field("unsampled_kernel_seconds", t.unsampledKernelSeconds);
+        w.field("interval_ms", t.intervalMs);
+        w.field("last_address", t.lastAddress);
+        w.field("range_bytes", t.rangeBytes);
+        w.endObject();
+    }
+
+    void modules(JsonWriter& w, const std::vector<ModuleRow>& rows)
+    {
+        w.key("modules");
+        w.beginArray();
+        for (const ModuleRow& r : rows) {
+            w.beginObject();
+            w.field("name", r.name);
+            w.field("hits", r.hits);
+            w.field("percent", r.percent);
+            w.field("error", r.error);
+            w.field("accumulated", r.accumulated);
+            w.field("percent_of_all", r.percentOfAll);
+            w.field("address", r.address);
+            w.field("size", r.size);
+            w.field("ranges", r.ranges);
+            w.field("split_hits", r.splitHits);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void instructions(JsonWriter& w, const std::vector<InstructionRow>& rows)
+    {
+        if (rows.empty())
+            return;
+        w.key("instructions");
+        w.beginArray();
+        for (const InstructionRow& i : rows) {
+            w.beginObject();
+            w.field("address", i.address);
+            w.field("text", i.text);
+            w.field("hits", i.hits);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void fileLines(JsonWriter& w, const FileLines& f)
+    {
+        w.beginObject();
+        w.field("name", f.name);
+        w.field("text_path", f.textPath);
+        w.field("own", f.own);
+        strings(w, "inlined_into", f.inlinedInto);
+        w.key("rows");
+        w.beginArray();
+        for (const LineRow& r : f.rows) {
+            w.beginObject();
+            w.field("line", r.line);
+            w.field("text", r.text);
+            w.field("hits", r.hits);
+            w.field("accumulated", r.accumulated);
+            w.field("code", r.code);
+            w.field("split_hits", r.splitHits);
+            instructions(w, r.instructions);
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+    }
+
+    void lines(JsonWriter& w, const std::vector<ModuleLines>& all)
+    {
+        w.key("lines");
+        w.beginArray();
+        for (const ModuleLines& m : all) {
+            w.beginObject();
+            w.field("name", m.name);
+            w.field("origin", m.origin);
+            w.field("hits", m.hits);
+            w.field("without_line", m.withoutLine);
+            w.field("busiest", m.busiest);
+            w.field("split_hits", m.splitHits);
+            w.key("files");
+            w.beginArray();
+            for (const FileLines& f : m.files)
+                fileLines(w, f);
+            w.endArray();
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void functions(JsonWriter& w, const ObjectRow& o)
+    {
+        w.key("functions");
+        w.beginArray();
+        for (const FunctionRow& f : o.functions) {
+            w.beginObject();
+            w.field("name", f.name);
+            w.field("hits", f.hits);
+            w.field("percent", f.percent);
+            w.field("error", f.error);
+            w.field("address", f.address);
+            w.field("size", f.size);
+            w.endObject();
+        }
+        w.endArray();
+        w.field("more_functions", o.moreFunctions);
+        w.field("more_functions_hits", o.moreFunctionsHits);
+        share(w, "without_function", o.withoutFunction);
+        w.key("hottest");
+        w.beginArray();
+        for (const AddressRow& a : o.hottest) {
+            w.beginObject();
+            w.field("address", a.address);
+            w.field("mapped", a.mapped);
+            w.field("hits", a.hits);
+            w.field("percent", a.percent);
+            w.field("error", a.error);
+            w.endObject();
+        }
+        w.endArray();
+        w.field("more_addresses", o.moreAddresses);
+    }
+
+    void objects(JsonWriter& w, const std::vector<ObjectRow>& rows)
+    {
+        w.key("objects");
+        w.beginArray();
+        for (const ObjectRow& o : rows) {
+            w.beginObject();
+            w.field("path", o.path);
+            w.field("name", o.name);
+            w.field("build_id", o.buildId);
+            w.field("hits", o.hits);
+            w.field("percent", o.percent);
+            w.field("error", o.error);
+            w.field("note", o.note);
+            functions(w, o);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void objectAnalyses(JsonWriter& w, const std::vector<ObjectAnalysis>& all)
+    {
+        w.key("object_analyses");
+        w.beginArray();
+        for (const ObjectAnalysis& a : all) {
+            w.beginObject();
+            w.field("path", a.path);
+            w.field("name", a.name);
+            w.field("hits", a.hits);
+            w.field("percent", a.percent);
+            modules(w, a.modules);
+            share(w, "unattributed", a.unattributed);
+            lines(w, a.lines);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void threads(JsonWriter& w, const Report& r)
+    {
+        w.key("threads");
+        w.beginArray();
+        for (const ThreadRow& t : r.threads) {
+            w.beginObject();
+            w.field("tid", t.tid);
+            w.field("name", t.name);
+            w.field("samples", t.samples);
+            w.field("percent", t.percent);
+            w.field("cpu_seconds", t.cpuSeconds);
+            w.field("rate", t.rate);
+            w.field("blocked_seconds", t.blockedSeconds);
+            w.endObject();
+        }
+        w.endArray();
+        w.field("more_threads", r.moreThreads);
+    }
+
+    void blockedRows(JsonWriter& w, const std::vector<BlockedRow>& rows)
+    {
+        w.key("rows");
+        w.beginArray();
+        for (const BlockedRow& b : rows) {
+            w.beginObject();
+            w.field("call", b.call);
+            w.field("site", b.site);
+            w.field("caller", b.caller);
+            w.field("seconds", b.seconds);
+            w.field("error", b.error);
+            w.field("percent", b.percent);
+            w.field("observations", b.observations);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void blocked(JsonWriter& w, const std::optional<BlockedTime>& b)
+    {
+        w.key("blocked");
+        if (!b) {
+            w.null();
+            return;
+        }
+        w.beginObject();
+        w.field("running_seconds", b->runningSeconds);
+        w.field("blocked_seconds", b->blockedSeconds);
+        w.field("scans", b->scans);
+        w.field("scan_period", b->scanPeriod);
+        w.field("scan_cost", b->scanCost);
+        blockedRows(w, b->rows);
+        w.endObject();
+    }
+
+} // namespace
+
+std::string renderJsonReport(const Report& report, const RenderOptions&)
+{
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject();
+    w.field("format", "ppe-report");
+    w.field("format_version", 1);
+    profile(w, report.profile);
+    totals(w, report.totals);
+    w.field("in_range", report.profile.inRange());
+    w.field("cpu_time", report.cpuTime);
+    w.field("function_modules", report.functionModules);
+    w.field("split_bins", report.splitBins);
+    modules(w, report.modules);
+    share(w, "unattributed", report.unattributed);
+    lines(w, report.lines);
+    objects(w, report.objects);
+    objectAnalyses(w, report.objectAnalyses);
+    threads(w, report);
+    blocked(w, report.blocked);
+    strings(w, "warnings", report.warnings);
+    w.endObject();
+    return out;
+}
+
+} // namespace ppe::formatter
