@@ -69,10 +69,31 @@ static bool tempNameFor(const char* path, unsigned attempt, char* out, size_t si
         && appendNumber(out, size, &used, attempt);
 }
 
+// A device or pipe at `path`, opened for writing (blocking once open); -1 when `path` is none.
+static int openDevice(const char* path, int* error)
+{
+    struct stat st;
+    *error = 0;
+    if (::stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return -1;
+    // O_NONBLOCK: a FIFO nobody reads is ENXIO at once, never a program hung at its exit.
+    const int fd = ::open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        *error = errno;
+    else
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 int openOutput(const char* path, OutputFile* file)
 {
     if (!copyString(file->path, sizeof(file->path), path))
         return ENAMETOOLONG;
+    int error = 0;
+    file->tempPath[0] = '\0';
+    file->fd = openDevice(path, &error);
+    if (file->fd >= 0 || error)
+        return error;
     for (unsigned attempt = 0; attempt < 100; ++attempt) {
         if (!tempNameFor(path, attempt, file->tempPath, sizeof(file->tempPath)))
             return ENAMETOOLONG;
@@ -194,11 +215,14 @@ void abandonOutput(OutputFile* file)
 int commitOutput(OutputFile* file, bool replacing)
 {
     int error = 0;
-    if (::fsync(file->fd) != 0 && errno != EINVAL && errno != EROFS)
+    const bool device = !file->tempPath[0];
+    if (!device && ::fsync(file->fd) != 0 && errno != EINVAL && errno != EROFS)
         error = errno;
     if (::close(file->fd) != 0 && !error)
         error = errno;
     file->fd = -1;
+    if (device)
+        return error;
     if (!error && !replacing)
         error = keepNumberedBackup(file->path);
     if (!error && ::rename(file->tempPath, file->path) != 0)

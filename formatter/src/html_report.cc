@@ -319,6 +319,7 @@ namespace html {
     void objectsSection(std::string& out, const Report& r);
     void threadsSection(std::string& out, const Report& r);
     void blockedSection(std::string& out, const Report& r);
+    void imbalanceSection(std::string& out, const Report& r);
 
     namespace {
 
@@ -332,6 +333,8 @@ namespace html {
                 out += "<a href=\"#blocked\">Blocked time</a>";
             if (r.threads.size() >= 2 || r.moreThreads)
                 out += "<a href=\"#threads\">Threads</a>";
+            if (r.imbalance)
+                out += "<a href=\"#imbalance\">Ranks</a>";
             for (size_t i = 0; i < r.lines.size() && i < 6; ++i)
                 out += fmt::format("<a class=\"code\" href=\"#{}\">{}</a>", moduleId("", i), esc(r.lines[i].name));
             out += "<button type=\"button\" id=\"asm-toggle\" hidden>Hide instructions</button></nav>\n";
@@ -371,6 +374,7 @@ std::string renderHtmlReport(const Report& report, const HtmlOptions& options)
     objectsSection(out, report);
     blockedSection(out, report);
     threadsSection(out, report);
+    imbalanceSection(out, report);
     if (!report.lines.empty()) {
         out += "<section id=\"text\"><h2>Program text</h2>\n";
         programText(out, report.lines, "");

@@ -1,4 +1,5 @@
-// The HTML report's tables beside the modules: shared objects, blocked time, threads.
+// The HTML report's tables beside the modules: shared objects, blocked time, threads, the ranks of
+// a merge.
 #include "html_common.h"
 
 namespace ppe::formatter::html {
@@ -106,6 +107,62 @@ void threadsSection(std::string& out, const Report& r)
     out += "</tbody></table></div>\n";
     if (r.moreThreads)
         out += fmt::format("<p class=\"note\">{} more threads with fewer samples.</p>\n", r.moreThreads);
+    out += "</section>\n";
+}
+
+namespace {
+
+    void imbalanceModules(std::string& out, const Imbalance& i)
+    {
+        out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Module</th><th class=\"num\">Hits</th>"
+               "<th class=\"num\">Min %</th><th class=\"num\">Mean %</th><th class=\"num\">Max %</th>"
+               "<th class=\"num\">Max rank</th><th class=\"num\">CV</th></tr></thead><tbody>\n";
+        for (const ModuleImbalance& m : i.modules)
+            out += "<tr><td class=\"name\">" + esc(m.name) + "</td>" + numberCell(m.hits, hitsText(m.hits))
+                + numberCell(m.minPercent, fmt::format("{:.2f}", m.minPercent))
+                + numberCell(m.meanPercent, fmt::format("{:.2f}", m.meanPercent))
+                + numberCell(m.maxPercent, fmt::format("{:.2f}", m.maxPercent))
+                + numberCell(double(m.maxRank), std::to_string(m.maxRank))
+                + numberCell(m.variation, fmt::format("{:.3f}", m.variation)) + "</tr>\n";
+        out += "</tbody></table></div>\n";
+    }
+
+    void rankRows(std::string& out, const Imbalance& i)
+    {
+        out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">Rank</th>"
+               "<th class=\"num\">Samples</th><th class=\"num\">All %</th><th class=\"num\">Rate, Hz</th>"
+               "<th class=\"num\">CPU s</th><th class=\"num\">User %</th><th>Ended</th><th>File</th></tr></thead>"
+               "<tbody>\n";
+        for (size_t k = 0; k < i.rows.size(); ++k) {
+            const RankRow& r = i.rows[k];
+            if (i.hiddenRanks && k == i.hiddenAfter)
+                out += fmt::format("<tr class=\"more\"><td colspan=\"8\">{} ranks between</td></tr>\n", i.hiddenRanks);
+            out += "<tr>" + numberCell(double(r.rank), std::to_string(r.rank))
+                + numberCell(double(r.samples), std::to_string(r.samples))
+                + numberCell(r.percent, fmt::format("{:.2f}", r.percent))
+                + numberCell(r.achievedRate, fmt::format("{:.1f}", r.achievedRate))
+                + numberCell(r.cpuSeconds, fmt::format("{:.2f}", r.cpuSeconds))
+                + numberCell(r.userPercent, fmt::format("{:.1f}", r.userPercent)) + "<td>" + esc(r.endReason)
+                + "</td><td class=\"name\">" + esc(r.file) + "</td></tr>\n";
+        }
+        out += "</tbody></table></div>\n";
+    }
+
+} // namespace
+
+void imbalanceSection(std::string& out, const Report& r)
+{
+    if (!r.imbalance)
+        return;
+    const Imbalance& i = *r.imbalance;
+    out += fmt::format("<section id=\"imbalance\"><h2>Per-rank imbalance, {} profiles merged</h2>\n", i.ranks);
+    out += "<p class=\"note\">Each top module's share of every rank's in-range hits: the smallest, mean and largest, "
+           "the rank holding the largest and the coefficient of variation (0: every rank alike).";
+    out += i.ranksFromOrder ? " Some profiles had no rank: ranks are the files' order.</p>\n" : "</p>\n";
+    imbalanceModules(out, i);
+    out += fmt::format("<p class=\"note\">Samples per rank: mean {:.0f}, coefficient of variation {:.3f}.</p>\n",
+        i.meanSamples, i.samplesVariation);
+    rankRows(out, i);
     out += "</section>\n";
 }
 

@@ -120,6 +120,14 @@ namespace {
         w.field("active_time", p.activeTime);
         w.field("cpu_time_as_of", p.cpuTimeAsOf);
         w.field("ticks", p.ticks);
+        w.key("rank");
+        if (p.rank)
+            w.value(*p.rank);
+        else
+            w.null();
+        w.field("merged_profiles", p.mergedProfiles);
+        w.field("merged_pids", p.mergedPids);
+        w.field("merged_end_reasons", p.mergedEndReasons);
         counts(w, p);
         remote(w, p);
         w.endObject();
@@ -353,6 +361,65 @@ namespace {
         w.endObject();
     }
 
+    void imbalanceModules(JsonWriter& w, const std::vector<ModuleImbalance>& rows)
+    {
+        w.key("modules");
+        w.beginArray();
+        for (const ModuleImbalance& m : rows) {
+            w.beginObject();
+            w.field("name", m.name);
+            w.field("hits", m.hits);
+            w.field("min_percent", m.minPercent);
+            w.field("mean_percent", m.meanPercent);
+            w.field("max_percent", m.maxPercent);
+            w.field("max_rank", m.maxRank);
+            w.field("variation", m.variation);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void rankRows(JsonWriter& w, const std::vector<RankRow>& rows)
+    {
+        w.key("ranks");
+        w.beginArray();
+        for (const RankRow& r : rows) {
+            w.beginObject();
+            w.field("rank", r.rank);
+            w.field("pid", r.pid);
+            w.field("file", r.file);
+            w.field("samples", r.samples);
+            w.field("percent", r.percent);
+            w.field("achieved_rate", r.achievedRate);
+            w.field("cpu_seconds", r.cpuSeconds);
+            w.field("user_percent", r.userPercent);
+            w.field("system_percent", r.systemPercent);
+            w.field("status", r.status);
+            w.field("end_reason", r.endReason);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    void imbalance(JsonWriter& w, const std::optional<Imbalance>& i)
+    {
+        w.key("imbalance");
+        if (!i) {
+            w.null();
+            return;
+        }
+        w.beginObject();
+        w.field("ranks_merged", i->ranks);
+        w.field("ranks_from_order", i->ranksFromOrder);
+        imbalanceModules(w, i->modules);
+        rankRows(w, i->rows);
+        w.field("hidden_ranks", i->hiddenRanks);
+        w.field("hidden_after", i->hiddenAfter);
+        w.field("mean_samples", i->meanSamples);
+        w.field("samples_variation", i->samplesVariation);
+        w.endObject();
+    }
+
 } // namespace
 
 std::string renderJsonReport(const Report& report, const RenderOptions&)
@@ -375,6 +442,7 @@ std::string renderJsonReport(const Report& report, const RenderOptions&)
     objectAnalyses(w, report.objectAnalyses);
     threads(w, report);
     blocked(w, report.blocked);
+    imbalance(w, report.imbalance);
     strings(w, "warnings", report.warnings);
     w.endObject();
     return out;

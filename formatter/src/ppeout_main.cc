@@ -73,37 +73,13 @@ bool isRegularFile(const std::string& path)
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Writes to a device or a pipe that OUTPUT names (/dev/null, /dev/stdout, a FIFO): these are not
-// files to keep a backup of, and renaming one away (ppeout runs as root in containers) would
-// replace /dev/null with a plain file for the whole system. False when `path` is not one.
-bool writeToDevice(const std::string& path, const std::string& text)
-{
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-        return false;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    for (size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            fail(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-        done += size_t(n);
-    }
-    ::close(fd);
-    return true;
-}
-
 void writeOutput(const std::string& path, const std::string& text)
 {
     if (path == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
-    if (writeToDevice(path, text))
-        return;
+    // A device or pipe (/dev/null, a FIFO) is written into, never replaced (output_file.h).
     const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size());
     if (error)
         fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));

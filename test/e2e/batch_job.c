@@ -70,8 +70,9 @@ int main(int argc, char** argv)
     }
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    printf("cpu %.3f\n", (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6
-            + (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6);
+    printf("cpu %.3f\n",
+        (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec
+            + (double)usage.ru_stime.tv_usec / 1e6);
     if (g_usr1)
         printf("usr1 %d\n", (int)g_usr1);
     return 0;

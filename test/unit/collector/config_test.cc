@@ -304,7 +304,8 @@ namespace {
     TEST(ReadConfig, SlurmProcIdIsARankInAStepOnly)
     {
         EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "0" } }).rank, nullptr);
-        EXPECT_STREQ(readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "3" }, { "SLURM_STEP_NUM_TASKS", "4" } }).rank, "3");
+        EXPECT_STREQ(
+            readWith({ { "PPE_ON", "1" }, { "SLURM_PROCID", "3" }, { "SLURM_STEP_NUM_TASKS", "4" } }).rank, "3");
         EXPECT_TRUE(g_warnings.empty());
     }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -227,6 +228,43 @@ namespace {
         EXPECT_TRUE(fs::is_directory(path("run.ppe")));
         EXPECT_EQ(readFile(path("run.ppe/inside")), "x");
         EXPECT_EQ(names(), std::vector<std::string> { "run.ppe" }) << "the temporary file should be removed";
+    }
+
+    // A FIFO (as /dev/null, a device) at the name is written into and stays what it is: renaming it
+    // away as root once put a plain file in place of /dev/null for the whole machine.
+    TEST_F(OutputFileTest, APipeAtThePlainNameIsWrittenIntoNotReplaced)
+    {
+        ASSERT_EQ(mkfifo(path("pipe").c_str(), 0600), 0) << std::strerror(errno);
+        std::string received;
+        std::thread reader([&] { received = readFile(path("pipe")); });
+        while (true) { // the reader's open, then the writer's: a FIFO without a reader is ENXIO
+            OutputFile file;
+            const int opened = openOutput(path("pipe").c_str(), &file);
+            if (opened == ENXIO) {
+                usleep(1000);
+                continue;
+            }
+            ASSERT_EQ(opened, 0) << std::strerror(opened);
+            EXPECT_EQ(file.tempPath[0], '\0');
+            EXPECT_EQ(write(file.fd, "profile\n", 8), 8);
+            EXPECT_EQ(commitOutput(&file), 0);
+            break;
+        }
+        reader.join();
+        EXPECT_EQ(received, "profile\n");
+        struct stat st { };
+        ASSERT_EQ(lstat(path("pipe").c_str(), &st), 0);
+        EXPECT_TRUE(S_ISFIFO(st.st_mode));
+        EXPECT_EQ(names(), std::vector<std::string> { "pipe" }) << "no backup, no temporary file";
+    }
+
+    TEST_F(OutputFileTest, APipeWithoutAReaderIsEnxioAtOnce)
+    {
+        ASSERT_EQ(mkfifo(path("pipe").c_str(), 0600), 0) << std::strerror(errno);
+        EXPECT_EQ(writeOutputFile(path("pipe").c_str(), "x", 1), ENXIO);
+        struct stat st { };
+        ASSERT_EQ(lstat(path("pipe").c_str(), &st), 0);
+        EXPECT_TRUE(S_ISFIFO(st.st_mode));
     }
 
     TEST_F(OutputFileTest, MissingDirectoryIsEnoent)

@@ -15,13 +15,17 @@ struct OutputFile {
 };
 
 // Creates a new temporary file next to `path` (O_EXCL, never following a symlink). Returns 0 or
-// an errno value. Safe to call from a signal handler.
+// an errno value. When `path` is a device or a pipe (/dev/null, /dev/stdout, a FIFO) it is opened
+// and written into instead (tempPath stays ""): such a node is not a file to keep a backup of, and
+// renaming it away (as root) would put a plain file in place of /dev/null for the whole system.
+// A FIFO without a reader is ENXIO. Safe to call from a signal handler.
 int openOutput(const char* path, OutputFile* file);
 
 // Flushes the file to disk, keeps any existing `path` as a numbered backup (unless `replacing`:
 // the caller wrote what is there itself, e.g. an earlier checkpoint) and renames the temporary
 // file to `path`. On failure removes the temporary file and returns an errno value; whatever was
-// at `path` before is left as it was. Safe to call from a signal handler.
+// at `path` before is left as it was. A device or pipe is only closed. Safe to call from a signal
+// handler.
 int commitOutput(OutputFile* file, bool replacing = false);
 
 // The whole sequence for a buffer: open, write everything, commit (or abandon on any failure).

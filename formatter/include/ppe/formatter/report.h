@@ -115,13 +115,6 @@ struct InstructionRow {
     double hits = 0;
 };
 
-// One machine instruction of a line's code, with its hits (--asm).
-struct InstructionRow {
-    uint64_t address = 0; // link-time
-    std::string text; // the disassembly, or the listing's code text
-    double hits = 0;
-};
-
 // One line of a module's program text in the line analysis.
 struct LineRow {
     int line = 0;
