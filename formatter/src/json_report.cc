@@ -420,9 +420,22 @@ namespace {
         w.endObject();
     }
 
+    void messages(JsonWriter& w, const Messages* all)
+    {
+        w.key("messages");
+        w.beginArray();
+        for (size_t i = 0; all && i < all->size(); ++i) {
+            w.beginObject();
+            w.field("kind", (*all)[i].kind == Message::Kind::Note ? "note" : "warning");
+            w.field("text", (*all)[i].text);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
 } // namespace
 
-std::string renderJsonReport(const Report& report, const RenderOptions&)
+std::string renderJsonReport(const Report& report, const RenderOptions& options)
 {
     std::string out;
     JsonWriter w(out);
@@ -444,6 +457,7 @@ std::string renderJsonReport(const Report& report, const RenderOptions&)
     blocked(w, report.blocked);
     imbalance(w, report.imbalance);
     strings(w, "warnings", report.warnings);
+    messages(w, options.messages);
     w.endObject();
     return out;
 }

@@ -321,7 +321,7 @@ int main(int argc, char** argv)
     std::string text;
     if (report) {
         progress.phase("rendering " + options->format);
-        text = pf::findRenderer(options->format)->render(*report, pf::RenderOptions { options->barWidth });
+        text = pf::findRenderer(options->format)->render(*report, pf::RenderOptions { options->barWidth, &messages });
     }
     progress.finish(); // the line cleared before the messages
     print(messages);

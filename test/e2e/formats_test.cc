@@ -163,8 +163,14 @@ for m in report["lines"]:
             GTEST_SKIP() << "python3 not installed";
         TempDir dir;
         const std::string ppe = simpProfile(dir);
-        const RunResult json = runProgram({ PPEOUT, "--format", "json", "--by", "function", ppe, dir.file("s.json") });
+        const RunResult json
+            = runProgram({ PPEOUT, "--format", "json", "--by", "function", "-v", ppe, dir.file("s.json") });
         ASSERT_EQ(json.status, 0) << json.err;
+        // The notes ppeout printed (-v) are in the JSON too.
+        const std::string written = readFile(dir.file("s.json"));
+        EXPECT_NE(json.err.find("DWARF units"), std::string::npos) << json.err;
+        EXPECT_NE(written.find("\"kind\": \"note\""), std::string::npos) << written.substr(written.rfind("messages"));
+        EXPECT_NE(written.find("DWARF units"), std::string::npos);
         const RunResult check = runProgram(
             { "python3", "-c", kJsonCheck, PPE_SOURCE_DIR "/docs/report.schema.json", dir.file("s.json") });
         ASSERT_EQ(check.status, 0) << check.err;

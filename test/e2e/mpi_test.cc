@@ -177,7 +177,7 @@ namespace {
         EXPECT_TRUE(profiles[0].pid == std::stoull(child[1]) || profiles[1].pid == std::stoull(child[1]));
         std::filesystem::create_directory(dir.file("job42"));
         const RunResult inJob = runProgram({ PPE_LAUNCHER, "-o", dir.file("job%j/"), kExamples + "/simp", "1000003" },
-            { { "SLURM_PROCID", "6" }, { "SLURM_JOB_ID", "42" } });
+            { { "SLURM_PROCID", "6" }, { "SLURM_STEP_NUM_TASKS", "8" }, { "SLURM_JOB_ID", "42" } });
         ASSERT_EQ(inJob.status, 0) << inJob.err;
         const Profile ranked = readBack(dir.file("job42/simp.rank6.ppe"));
         ASSERT_TRUE(ranked.rank);

@@ -3,6 +3,7 @@
 // statistic out again.
 #pragma once
 
+#include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
 
 #include <string>
@@ -12,6 +13,9 @@ namespace ppe::formatter {
 
 struct RenderOptions {
     unsigned barWidth = 40; // characters of the busiest line's bar (text)
+    // makeReport's notes and warnings about the inputs (a listing skipped, DWARF used): the text
+    // formats leave them to stderr, JSON keeps them; nullptr: none.
+    const Messages* messages = nullptr;
 };
 
 using Renderer = std::string (*)(const Report& report, const RenderOptions& options);
