@@ -66,7 +66,7 @@ namespace {
         const std::string ppe = profileSimp(dir);
         const RunResult out = runProgram({ PPEOUT, kExamples + "/simp.map", ppe, "-", kExamples + "/simp.lis" });
         ASSERT_EQ(out.status, 0) << out.err;
-        EXPECT_EQ(out.err, "");
+        EXPECT_EQ(withoutFewStrayHits(out.err), "");
         const std::vector<ModuleText> modules = programText(out.out);
         ASSERT_EQ(modules.size(), 1u) << out.out;
         const ModuleText& simp = modules[0];
@@ -94,7 +94,7 @@ namespace {
         const RunResult out = runProgram({ PPEOUT, "--bar-width", "25", kExamples + "/ktest_gold.map",
             dir.file("k.ppe"), "-", kExamples + "/ktest_gold.lis" });
         ASSERT_EQ(out.status, 0) << out.err;
-        EXPECT_EQ(out.err, "");
+        EXPECT_EQ(withoutFewStrayHits(out.err), "");
         const std::vector<ModuleText> modules = programText(out.out);
         ASSERT_GE(modules.size(), 3u) << out.out;
         const std::string source = kSources + "/ktest.f90";

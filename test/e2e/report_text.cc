@@ -92,6 +92,21 @@ std::string trim(const std::string& s)
     return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
+std::string withoutFewStrayHits(const std::string& err, double maxPercent)
+{
+    static const std::regex stray(
+        R"(ppeout: warning: \d+ of \d+ in-range hits \(([0-9.]+)%\) fell where no module's code is .*)");
+    std::istringstream in(err);
+    std::string kept, line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, stray) && std::stod(m[1]) <= maxPercent)
+            continue;
+        kept += line + "\n";
+    }
+    return kept;
+}
+
 int lineOf(const std::string& file, const std::string& text, int from)
 {
     std::ifstream in(file);
