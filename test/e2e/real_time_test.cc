@@ -111,11 +111,20 @@ namespace {
 
     TEST_F(RealTimeTest, BlockedTimeIsCreditedToEachCallSite)
     {
-        const RunResult run = profiled();
-        ASSERT_EQ(run.status, 0) << run.err;
-        auto profile = readProfile(m_dir.file("b.ppe"));
-        ASSERT_TRUE(profile) << profile.error().str();
-        ASSERT_TRUE(profile->scan.has_value());
+        // The scan keeps its cost under 1 % of a CPU: on a heavily loaded machine its /proc reads
+        // cost more and it scans less often. The check needs enough scans; it runs again (up to
+        // three times) rather than waiting longer.
+        RunResult run;
+        Result<Profile> profile = Error { "", 0, "not run" };
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            run = profiled();
+            ASSERT_EQ(run.status, 0) << run.err;
+            profile = readProfile(m_dir.file("b.ppe"));
+            ASSERT_TRUE(profile) << profile.error().str();
+            ASSERT_TRUE(profile->scan.has_value());
+            if (profile->scan->scans > 100u)
+                break;
+        }
         EXPECT_GT(profile->scan->scans, 100u);
         // Each wait_in_X function's call waited its time: the scan's estimate is within its error
         // (seconds / sqrt(observations)) of what the program measured.
