@@ -10,17 +10,17 @@
 
 extern volatile unsigned long work_sink;
 
-/* n rounds of xorshift: about 1 ns a round, no memory traffic, no division. */
-#define WORK(n)                                                                                    \
-    do {                                                                                           \
-        unsigned long x_ = work_sink | 1;                                                          \
-        for (long i_ = 0; i_ < (long)(n); i_++) {                                                  \
-            x_ ^= x_ << 13;                                                                        \
-            x_ ^= x_ >> 7;                                                                         \
-            x_ ^= x_ << 17;                                                                        \
-            __asm__ volatile("" : "+r"(x_));                                                       \
-        }                                                                                          \
-        work_sink = x_;                                                                            \
+/* n rounds of xorshift: about 2 ns a round here, no memory traffic, no division. */
+#define WORK(n)                                                                                                        \
+    do {                                                                                                               \
+        unsigned long x_ = work_sink | 1;                                                                              \
+        for (long i_ = 0; i_ < (long)(n); i_++) {                                                                      \
+            x_ ^= x_ << 13;                                                                                            \
+            x_ ^= x_ >> 7;                                                                                             \
+            x_ ^= x_ << 17;                                                                                            \
+            __asm__ volatile("" : "+r"(x_));                                                                           \
+        }                                                                                                              \
+        work_sink = x_;                                                                                                \
     } while (0)
 
 /* argv[i] as a positive number, or the default. */
