@@ -127,7 +127,7 @@ sweep_section() {
   {
     echo "# bench/overhead.sh $(date -u +%Y-%m-%d): calibrated, median of $runs runs"
     echo "# tool rate wall_ratio cpu_ratio achieved_hz"
-    awk '{ print $3, $2, $4, $5, $6 }' "$tmp/rows"
+    awk '{ printf "%s %s %.3f %.3f %s\n", $3, $2, $4, $5, $6 }' "$tmp/rows"
   } >"$data"
 }
 
