@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Collector overhead: wall time of examples/simp under the collector, as a ratio to the same
-# program run bare, at PPE's default rate (2 kHz) and at 10x (20 kHz), in both modes; with
-# `perf record` and gperftools' CPU profiler at the same rates as the alternatives, measured in
-# the same run. Each figure is the median of RUNS runs.
+# Collector overhead: wall and CPU time of examples/simp under the collector, as ratios to the same
+# program run bare, at PPE's default rate (2 kHz) and at 10x (20 kHz), in both modes, against an
+# empty handler of the same signal at the same rate (bench/signal_floor.c: the floor); with `perf
+# record` and gperftools' CPU profiler at the same rates. Each figure is the median of RUNS runs.
+# Then the same side by side on the workloads of bench/workloads/ (those of bench/accuracy.sh, a
+# memory-bound pointer chase and 16 threads): wall and CPU time (the profiler's own process
+# included) as ratios to the plain run, asked and achieved rate, for ppe (PPE_CONFIGS), perf,
+# gperftools and gprof; and a sweep of rates on `calibrated` into OVERHEAD_DATA (default
+# docs/images/overhead.dat) for bench/plot_overhead.sh. SECTIONS (default "floor tools sweep")
+# chooses the parts.
 # Usage: bench/overhead.sh [BUILD_DIR] [RUNS]      (after scripts/build.sh)
 set -euo pipefail
 build=${1:-build}
-runs=${2:-5}
+runs=${2:-3}
+sections=${SECTIONS:-"floor tools sweep"}
 prog=$build/examples/simp_plain
 arg=1000000000000000003
 lib=$(readlink -f "$build/collector/libppe.so")
@@ -15,32 +22,140 @@ trap 'rm -rf "$tmp"' EXIT
 cc -O2 -shared -fPIC -o "$tmp/floor.so" "$(dirname "$0")/signal_floor.c"
 
 source "$(dirname "$0")/timing.sh"
-width=44
 
-bare=$(timed "$prog" $arg)
-printf '%-44s %8s %8s\n' "configuration" "seconds" "ratio"
-printf '%-44s %8.3f %8.3f\n' "bare" "$bare" 1
-base=$bare
-# The collector's cost beyond the floor: (ppe - bare) / (floor - bare).
-beyond() { echo "($2 - $bare) / ($1 - $bare)" | bc -l; }
-achieved() { sed -n 's/^achieved-rate //p' "$1"; }
-for rate in 2000 20000; do
-  int=$((10000000 / rate))
-  floor_posix=$(timed env FLOOR_KIND=posix FLOOR_RATE=$rate LD_PRELOAD=$tmp/floor.so "$prog" $arg)
-  printf '%-44s %8.3f %8.3f\n' "empty handler, posix timer ${rate} Hz" "$floor_posix" "$(echo "$floor_posix / $bare" | bc -l)"
-  t=$(timed env PPE_ON=1 PPE_INT=$int PPE_OUT=$tmp/a.ppe LD_PRELOAD=$lib "$prog" $arg)
-  printf '%-44s %8.3f %8.3f   (%.2f x the floor'"'"'s cost; %s samples/s)\n' "ppe real time (default) ${rate} Hz" "$t" \
-    "$(echo "$t / $bare" | bc -l)" "$(beyond "$floor_posix" "$t")" "$(achieved $tmp/a.ppe)"
-  floor_perf=$(timed env FLOOR_KIND=perf FLOOR_RATE=$rate LD_PRELOAD=$tmp/floor.so "$prog" $arg)
-  printf '%-44s %8.3f %8.3f\n' "empty SIGTRAP handler, perf task-clock ${rate} Hz" "$floor_perf" "$(echo "$floor_perf / $bare" | bc -l)"
-  t=$(timed env PPE_ON=1 PPE_MODE=1 PPE_INT=$int PPE_OUT=$tmp/b.ppe LD_PRELOAD=$lib "$prog" $arg)
-  printf '%-44s %8.3f %8.3f   (%.2f x the floor'"'"'s cost; %s samples/s)\n' "ppe cpu time (perf-task-clock) ${rate} Hz" "$t" \
-    "$(echo "$t / $bare" | bc -l)" "$(beyond "$floor_perf" "$t")" "$(achieved $tmp/b.ppe)"
-  if command -v perf >/dev/null && perf record -q -o /dev/null true 2>/dev/null; then
-    row "perf record -e cpu-clock -F ${rate}" perf record -q -e cpu-clock -F $rate -o $tmp/perf.data "$prog" $arg
-  fi
-  gperf=$(ls /usr/lib/x86_64-linux-gnu/libprofiler.so.0 2>/dev/null || true)
-  if [ -n "$gperf" ]; then
-    row "gperftools CPUPROFILE ${rate} Hz (tick-bound)" env CPUPROFILE=$tmp/g.prof CPUPROFILE_FREQUENCY=$rate LD_PRELOAD=$gperf "$prog" $arg
-  fi
+source "$(dirname "$0")/workloads/tools.sh"
+
+floor_section() {
+  # Wall and CPU medians; the collector's cost beyond the floor is taken on CPU time, which a
+  # loaded machine disturbs far less than wall time.
+  local rate int bare_wall bare_cpu
+  read -r bare_wall bare_cpu <<<"$(timed2 "$prog" $arg)"
+  printf '%-46s %8s %8s %8s\n' "configuration (examples/simp_plain)" "wall s" "wall/x" "cpu/x"
+  printf '%-46s %8.3f %8.3f %8.3f\n' "bare" "$bare_wall" 1 1
+  for rate in 2000 20000; do
+    int=$((10000000 / rate))
+    # Each ppe row against the floor of the signal it takes: the POSIX timer's for PPE_TIMER=posix,
+    # perf task-clock's SIGTRAP for both default modes (real time samples running threads so too).
+    floor_row "empty handler, posix timer ${rate} Hz" env FLOOR_KIND=posix FLOOR_RATE=$rate LD_PRELOAD="$tmp/floor.so" "$prog" $arg
+    ppe_row "ppe real time, PPE_TIMER=posix ${rate} Hz" env PPE_ON=1 PPE_TIMER=posix PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
+    floor_row "empty SIGTRAP handler, perf task-clock ${rate} Hz" env FLOOR_KIND=perf FLOOR_RATE=$rate LD_PRELOAD="$tmp/floor.so" "$prog" $arg
+    ppe_row "ppe real time (default) ${rate} Hz" env PPE_ON=1 PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
+    ppe_row "ppe cpu time (perf-task-clock) ${rate} Hz" env PPE_ON=1 PPE_MODE=1 PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
+    if tool_available perf; then
+      floor_row "perf record -e cpu-clock -F ${rate}" perf record -q -e cpu-clock -F $rate -o "$tmp/perf.data" "$prog" $arg
+    fi
+    if tool_available gperftools; then
+      floor_row "gperftools CPUPROFILE ${rate} Hz (tick-bound)" env CPUPROFILE="$tmp/g.prof" CPUPROFILE_FREQUENCY=$rate LD_PRELOAD="$gperf_lib" "$prog" $arg
+    fi
+  done
+}
+
+# timed2 COMMAND...: "WALL CPU" medians of $runs runs (CPU: user + system of every process).
+timed2() {
+  local TIMEFORMAT='%R %U %S' times=$tmp/times2
+  : >"$times"
+  for _ in $(seq "$runs"); do
+    { time "$@" >/dev/null 2>&1; } 2>>"$times"
+  done
+  echo "$(awk '{ print $1 }' "$times" | median) $(awk '{ print $2 + $3 }' "$times" | median)"
+}
+
+# floor_row NAME COMMAND...: a row of wall and CPU ratios to the bare run; the CPU figure is kept
+# in $floor_cpu for the ppe rows that follow.
+floor_row() {
+  local name=$1 wall
+  shift
+  read -r wall floor_cpu <<<"$(timed2 "$@")"
+  printf '%-46s %8.3f %8.3f %8.3f\n' "$name" "$wall" "$(echo "$wall / $bare_wall" | bc -l)" "$(echo "$floor_cpu / $bare_cpu" | bc -l)"
+}
+
+# ppe_row NAME COMMAND...: as floor_row, with the collector's CPU cost beyond the bare run as a
+# multiple of the last floor's, (ppe - bare) / (floor - bare), and its achieved rate.
+ppe_row() {
+  local name=$1 wall cpu
+  shift
+  read -r wall cpu <<<"$(timed2 "$@")"
+  printf '%-46s %8.3f %8.3f %8.3f   (%.2f x the floor'"'"'s CPU cost; %s samples/s)\n' "$name" "$wall" \
+    "$(echo "$wall / $bare_wall" | bc -l)" "$(echo "$cpu / $bare_cpu" | bc -l)" \
+    "$(echo "($cpu - $bare_cpu) / ($floor_cpu - $bare_cpu)" | bc -l)" "$(sed -n 's/^achieved-rate //p' "$tmp/a.ppe")"
+}
+
+# measure TOOL RATE WORKLOAD ARGS...: "WALL CPU" medians over $runs runs, in seconds (CPU: user +
+# system of every process, the profiler's own included).
+measure() {
+  local TIMEFORMAT='%R %U %S' times=$tmp/times
+  : >"$times"
+  for _ in $(seq "$runs"); do
+    { time tool_run "$1" "$2" "$tmp/run" "${@:3}"; } 2>>"$times"
+  done
+  echo "$(awk '{ print $1 }' "$times" | median) $(awk '{ print $2 + $3 }' "$times" | median)"
+}
+
+# The workloads' arguments for the side-by-side runs (about 0.5 s of CPU time each here).
+args_of() {
+  case $1 in
+    aliasing) echo "aliasing 1 $((1000000 / $2))" ;;
+    threads16) echo "threads 1 16" ;;
+    *) echo "$1 1" ;;
+  esac
+}
+
+# side_by_side WORKLOAD RATES: one row per tool and rate; the plain run first.
+side_by_side() {
+  local w=$1 rate tool label wall cpu achieved plain_wall plain_cpu
+  # shellcheck disable=SC2046
+  read -r plain_wall plain_cpu <<<"$(measure plain 1 $(args_of "$w" 2000))"
+  printf '%-11s %6s %-34s %7.3f %7.3f %7.3f %9s\n' "$w" - plain "$plain_wall" 1 1 -
+  for rate in $2; do
+    for tool in $PPE_CONFIGS $OTHER_TOOLS; do
+      label=$(tool_label "$tool")
+      tool_available "$tool" || { printf '%-11s %6s %-34s %s\n' "$w" "$rate" "$label" "n/a (not installed)"; continue; }
+      # gprof's rate is profil()'s, fixed: one row, against the plain build.
+      [ "$tool" != gprof ] || [ "$rate" = "${2%% *}" ] || continue
+      # shellcheck disable=SC2046
+      tool_run "$tool" "$rate" "$tmp/run" $(args_of "$w" "$rate") || true
+      if tool_fell_back "$tool" "$tmp/run"; then
+        printf '%-11s %6s %-34s %s\n' "$w" "$rate" "$label" "n/a (not in this build)"
+        continue
+      fi
+      # shellcheck disable=SC2046
+      read -r wall cpu <<<"$(measure "$tool" "$rate" $(args_of "$w" "$rate"))"
+      achieved=$(tool_achieved_rate "$tool" "$tmp/run" "${w%16}" "$plain_cpu")
+      [ "$tool" != gprof ] || label="$label, fixed rate"
+      printf '%-11s %6s %-34s %7.3f %7.3f %7.3f %9.0f\n' "$w" "$rate" "$label" "$wall" \
+        "$(echo "$wall / $plain_wall" | bc -l)" "$(echo "$cpu / $plain_cpu" | bc -l)" "$achieved"
+      echo "$w $rate $tool $(echo "$wall / $plain_wall" | bc -l) $(echo "$cpu / $plain_cpu" | bc -l) $achieved" >>"$tmp/rows"
+    done
+  done
+}
+
+tools_section() {
+  echo
+  echo "Side by side: median of $runs runs; wall and CPU time (profiler processes included) over"
+  echo "the plain run's; achieved: samples per CPU second (ppe: its achieved-rate record; others:"
+  echo "samples over the plain run's CPU seconds; gprof: profil()'s fixed rate, whatever is asked)."
+  printf '%-11s %6s %-34s %7s %7s %7s %9s\n' workload asked tool wall wall/x cpu/x achieved
+  for w in ${OVERHEAD_WORKLOADS:-calibrated sawtooth threads aliasing memory threads16}; do
+    side_by_side "$w" "${RATES:-2000 20000}"
+  done
+}
+
+# The sweep: overhead against the asked rate on `calibrated`, for the plot.
+sweep_section() {
+  local data=${OVERHEAD_DATA:-docs/images/overhead.dat}
+  : >"$tmp/rows"
+  echo
+  echo "Sweep of rates on calibrated (data for bench/plot_overhead.sh in $data):"
+  printf '%-11s %6s %-34s %7s %7s %7s %9s\n' workload asked tool wall wall/x cpu/x achieved
+  side_by_side calibrated "${SWEEP_RATES:-500 1000 2000 5000 10000 20000}"
+  {
+    echo "# bench/overhead.sh $(date -u +%Y-%m-%d): calibrated, median of $runs runs"
+    echo "# tool rate wall_ratio cpu_ratio achieved_hz"
+    awk '{ printf "%s %s %.3f %.3f %s\n", $3, $2, $4, $5, $6 }' "$tmp/rows"
+  } >"$data"
+}
+
+build_workloads
+for s in $sections; do
+  "${s}_section"
 done

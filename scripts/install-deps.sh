@@ -29,6 +29,10 @@ packages=(
   # the formats' tests: callgrind_annotate reads --format callgrind, jsonschema checks the JSON,
   # script (util-linux) gives the progress line a terminal
   valgrind python3-jsonschema util-linux
+  # the benchmarks that compare ppe with the alternatives (bench/accuracy.sh, bench/overhead.sh,
+  # bench/plot_overhead.sh): perf, gperftools' CPU profiler and its pprof, gprof (binutils),
+  # callgrind (valgrind) for the true split, gnuplot for the plot
+  linux-perf google-perftools libgoogle-perftools-dev gnuplot-nox
 )
 # The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
 # Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.
