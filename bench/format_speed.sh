@@ -3,12 +3,16 @@
 # making the report from the executable's DWARF alone (by function and by unit, program text of
 # the busy units included) against `perf report` on a perf.data of the same program, and against
 # `addr2line -f -i` (and llvm-addr2line) resolving the same sampled addresses. Medians of RUNS of
-# wall seconds and peak RSS (/usr/bin/time %M). Then how ppeout's cost grows with the size of the
+# wall seconds, CPU seconds (user + system, of the command and all its descendants: wall time on
+# a busy machine says little) and peak RSS of the largest process (ppeout's DWARF reader is a
+# process of its own). Then how ppeout's cost grows with the size of the
 # binary (SIZES: files of 600 functions each) and with the number of sampled addresses (the
 # profile cut to 100, 1000 and all of its bins). ppeout reads the functions and line tables only of
 # the DWARF units that hold samples, so the second should matter more than the first.
 # Usage: bench/format_speed.sh [BUILD_DIR] [RUNS] [WORK_DIR] [SIZES]   (after scripts/build.sh)
-#        SIZES default "12 25 50"; the largest is the program of the first table.
+#        SIZES default "12 25 50"; the largest is the program of the first table. A WORK_DIR
+#        kept from an earlier run is reused (programs, profiles). PPEOUT_BEFORE=PATH adds rows
+#        for another ppeout (e.g. a build from before a change).
 set -euo pipefail
 build=$(readlink -f "${1:-build}")
 runs=${2:-3}
@@ -35,26 +39,40 @@ prepare() { # prepare FILES [SMALLER]
   fi
 }
 
-# Median wall seconds and median peak RSS (MB) of "$@" over $runs runs (output discarded).
+# Runs a command as a child subreaper: ppeout's DWARF reader is a grandchild that its parent does
+# not wait for (debuginfo/src/isolated_reader.cc), so /usr/bin/time would miss its CPU time and
+# memory. Prints wall seconds, CPU seconds and the peak RSS (MB) of the largest process.
+# shellcheck disable=SC2016
+reaped='
+import ctypes, os, resource, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+t0 = time.monotonic()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+wall = time.monotonic() - t0
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{wall:.4f} {r.ru_utime + r.ru_stime:.4f} {r.ru_maxrss / 1024:.1f}")
+'
+
+# Medians over $runs runs of "$@": wall seconds, CPU seconds, peak RSS in MB.
 measure() {
-  for _ in $(seq "$runs"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    /usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s.%N)
-    echo "$(echo "$t1 - $t0" | bc -l) $(tail -1 "$work/rss")"
-  done >"$work/measured"
-  echo "$(awk '{ print $1 }' "$work/measured" | median) $(awk '{ print $2 / 1024 }' "$work/measured" | median)"
+  for _ in $(seq "$runs"); do python3 -c "$reaped" "$@"; done >"$work/measured"
+  for c in 1 2 3; do awk -v c=$c '{ print $c }' "$work/measured" | median; done | paste -sd' '
 }
 
-# mrow NAME COMMAND...: NAME, seconds, ratio to $base, peak RSS in MB.
+# mrow NAME COMMAND...: NAME, wall seconds, its ratio to $base, CPU seconds, peak RSS in MB.
 mrow() {
   local name=$1; shift
   local m
   m=$(measure "$@")
   set -- $m
-  printf "%-52s %8.3f %8.2f %8.1f\n" "$name" "$1" "$(echo "$1 / $base" | bc -l)" "$2"
+  printf "%-52s %8.3f %8.2f %8.3f %8.1f\n" "$name" "$1" "$(echo "$1 / $base" | bc -l)" "$2" "$3"
   last=$1
+  lastcpu=$2
 }
 
 # cut_profile IN OUT N HOW: IN with N of its bins (HOW: "spread" evenly over all of them, "lowest"
@@ -89,20 +107,30 @@ awk '$1 == "bin" { print $2 }' "$dir/large.ppe" >"$dir/addresses"
 
 echo "program: $(nm "$prog" | grep -c ' [Tt] ') functions, $(stat -c %s "$prog") bytes;" \
   "$(wc -l <"$dir/addresses") sampled addresses"
-printf '%-52s %8s %8s %8s\n' "command" "seconds" "ratio" "peak MB"
+printf '%-52s %8s %8s %8s %8s\n' "command" "wall s" "ratio" "CPU s" "peak MB"
 m=$(measure "$ppeout" --by function "$dir/large.ppe" -)
 set -- $m
 base=$1
-printf '%-52s %8.3f %8.2f %8.1f\n' "ppeout --by function large.ppe -" "$1" 1 "$2"
+basecpu=$2
+printf '%-52s %8.3f %8.2f %8.3f %8.1f\n' "ppeout --by function large.ppe -" "$1" 1 "$2" "$3"
 mrow "ppeout large.ppe - (units, with program text)" "$ppeout" "$dir/large.ppe" -
 report=$last
+reportcpu=$lastcpu
+if [ -n "${PPEOUT_BEFORE:-}" ]; then # another build's ppeout, e.g. before a change, for comparison
+  mrow "PPEOUT_BEFORE --by function large.ppe -" "$PPEOUT_BEFORE" --by function "$dir/large.ppe" -
+  mrow "PPEOUT_BEFORE large.ppe -" "$PPEOUT_BEFORE" "$dir/large.ppe" -
+fi
 if [ -s "$dir/perf.data" ]; then
   mrow "perf report --stdio --sort sym" perf report --stdio --sort sym -i "$dir/perf.data"
   sym=$last
+  symcpu=$lastcpu
   mrow "perf report --stdio --sort srcline" perf report --stdio --sort srcline -i "$dir/perf.data"
   srcline=$last
-  printf 'targets: ppeout --by function / perf report sym = %.2f (target <= 1);' "$(echo "$base / $sym" | bc -l)"
-  printf ' perf report srcline / ppeout large.ppe - = %.1f (target >= 20)\n' "$(echo "$srcline / $report" | bc -l)"
+  srclinecpu=$lastcpu
+  printf 'targets: ppeout --by function / perf report sym = %.2f wall, %.2f CPU (target <= 1);\n' \
+    "$(echo "$base / $sym" | bc -l)" "$(echo "$basecpu / $symcpu" | bc -l)"
+  printf '         perf report srcline / ppeout large.ppe - = %.1f wall, %.1f CPU (target >= 20)\n' \
+    "$(echo "$srcline / $report" | bc -l)" "$(echo "$srclinecpu / $reportcpu" | bc -l)"
 else
   echo "perf record failed here: no perf rows"
 fi
@@ -112,40 +140,33 @@ if command -v llvm-addr2line-14 >/dev/null; then
 fi
 
 echo
-echo "growth with the binary (bench/large_program.sh DIR FILES 600; seconds / peak MB):"
-printf '%6s %8s %8s %8s %16s %16s %16s\n' files funcs MB sampled "--by function" "report" "perf --sort sym"
+echo "growth with the binary (bench/large_program.sh DIR FILES 600; wall s / CPU s / peak MB):"
+printf '%6s %7s %6s %7s %22s %22s %22s\n' files funcs MB sampled "--by function" "report" "perf --sort sym"
+# triple "WALL CPU MB": as one column.
+triple() { set -- $1; printf ' %6.3f / %5.3f / %5.1f' "$1" "$2" "$3"; }
 for f in $sizes; do
   d=$work/f$f
-  a=$(measure "$ppeout" --by function "$d/large.ppe" -)
-  b=$(measure "$ppeout" "$d/large.ppe" -)
-  p="- -"
-  [ -s "$d/perf.data" ] && p=$(measure perf report --stdio --sort sym -i "$d/perf.data")
-  printf '%6s %8s %8.1f %8s' "$f" "$((f * 600))" "$(echo "$(stat -c %s "$d/large") / 1048576" | bc -l)" \
+  printf '%6s %7s %6.1f %7s' "$f" "$((f * 600))" "$(echo "$(stat -c %s "$d/large") / 1048576" | bc -l)" \
     "$(grep -c '^bin ' "$d/large.ppe")"
-  for x in "$a" "$b" "$p"; do
-    set -- $x
-    printf ' %7s / %6s' "$1" "$(printf '%.1f' "$2" 2>/dev/null || echo -)"
-  done
+  triple "$(measure "$ppeout" --by function "$d/large.ppe" -)"
+  triple "$(measure "$ppeout" "$d/large.ppe" -)"
+  if [ -s "$d/perf.data" ]; then triple "$(measure perf report --stdio --sort sym -i "$d/perf.data")"; fi
   echo
 done
 
 echo
 echo "growth with the sampled addresses ($largest files: the profile cut to N bins, spread over all"
-echo "units or the N of lowest address; seconds / peak MB):"
-printf '%8s %8s %16s %16s\n' bins units "--by function" "report"
+echo "units or the N of lowest address; units: those with hits; wall s / CPU s / peak MB):"
+printf '%14s %6s %22s %22s\n' bins units "--by function" "report"
 total=$(grep -c '^bin ' "$dir/large.ppe")
 for how in spread lowest; do
   for n in 100 1000 "$total"; do
     [ "$how" = lowest ] && [ "$n" = "$total" ] && continue
     cut_profile "$dir/large.ppe" "$work/cut.ppe" "$n" "$how"
-    a=$(measure "$ppeout" --by function "$work/cut.ppe" -)
-    b=$(measure "$ppeout" "$work/cut.ppe" -)
-    units=$("$ppeout" --by unit --line-threshold 101 "$work/cut.ppe" - 2>/dev/null | grep -c '\.cc ' || true)
-    printf '%8s %8s' "$(grep -c '^bin ' "$work/cut.ppe") $how" "$units"
-    for x in "$a" "$b"; do
-      set -- $x
-      printf ' %7.3f / %6.1f' "$1" "$2"
-    done
+    units=$("$ppeout" --by unit --line-threshold 100 "$work/cut.ppe" - 2>/dev/null | grep -cE '^ +[0-9]+ - (u[0-9]+|main)\.cc ' || true)
+    printf '%14s %6s' "$(grep -c '^bin ' "$work/cut.ppe") $how" "$units"
+    triple "$(measure "$ppeout" --by function "$work/cut.ppe" -)"
+    triple "$(measure "$ppeout" "$work/cut.ppe" -)"
     echo
   done
 done
