@@ -25,5 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     static const bool isolate = std::getenv("PPE_FUZZ_ISOLATE") != nullptr;
     options.isolate = isolate;
     (void)ppe::debuginfo::loadDebugInfo(path, options);
+    // And as ppeout reads its image: only the units that hold a (made-up) sampled address.
+    options.onlyWanted = true;
+    options.wanted = { { uint64_t(size) * 16, uint64_t(size) * 16 + 64 } };
+    (void)ppe::debuginfo::loadDebugInfo(path, options);
     return 0;
 }

@@ -37,11 +37,17 @@ namespace {
             f.unit = f.unit >= 0 ? newIndex[f.unit] : -1;
     }
 
-    IntervalSet rangesOf(const std::vector<Function>& functions)
+    // The code DWARF describes: its functions', and that of the units whose functions were not read
+    // (Options::onlyWanted), which would otherwise come back as symbols' and frames' functions.
+    IntervalSet describedCode(const DebugInfo& info)
     {
         IntervalSet described;
-        for (const Function& f : functions)
+        for (const Function& f : info.functions)
             described.ranges.insert(described.ranges.end(), f.ranges.begin(), f.ranges.end());
+        for (const CompileUnit& u : info.units) {
+            if (!u.detailed)
+                described.ranges.insert(described.ranges.end(), u.ranges.begin(), u.ranges.end());
+        }
         described.finish();
         return described;
     }
@@ -49,7 +55,7 @@ namespace {
     // Symbols where no DWARF function is (crt code, libraries without debug info) become functions.
     void addSymbolFunctions(DebugInfo& info, const std::vector<Symbol>& symbols)
     {
-        const IntervalSet described = rangesOf(info.functions);
+        const IntervalSet described = describedCode(info);
         for (const Symbol& s : symbols) {
             if (s.size == 0 || described.contains(s.address))
                 continue;
@@ -73,7 +79,7 @@ namespace {
     // .eh_frame FDE, up to the next named code; then all functions are sorted by lowest address.
     void addFrameFunctions(DebugInfo& info, const std::vector<AddressRange>& frames)
     {
-        const IntervalSet named = rangesOf(info.functions);
+        const IntervalSet named = describedCode(info);
         for (const AddressRange& r : frames) {
             if (named.contains(r.start) || !isLoadedCode(info.segments, r.start))
                 continue;

@@ -3,6 +3,7 @@
 #include "demangle.h"
 #include "line_table_check.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ppe::debuginfo {
@@ -50,11 +51,32 @@ void DwarfReader::read(const obj::ObjectFile& dwarf)
     auto ctx = llvm::DWARFContext::create(
         dwarf, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "",
         [this](llvm::Error e) { warn(message(std::move(e))); }, [this](llvm::Error e) { warn(message(std::move(e))); });
-    std::vector<llvm::DWARFUnit*> units;
-    for (const auto& unit : ctx->compile_units())
-        units.push_back(unit.get());
-    for (llvm::DWARFUnit* unit : units)
-        readUnit(*ctx, *unit);
+    // Every unit's top DIE first (cheap), then the DIE trees and line tables of those wanted.
+    std::vector<std::pair<llvm::DWARFUnit*, int>> units; // with its index in m_info.units
+    for (const auto& unit : ctx->compile_units()) {
+        if (const int index = addUnit(*unit); index >= 0)
+            units.emplace_back(unit.get(), index);
+    }
+    for (const auto& [unit, index] : units) {
+        CompileUnit& cu = m_info.units[size_t(index)];
+        cu.detailed = !m_options.onlyWanted || cu.ranges.empty() || wanted(cu.ranges);
+        if (cu.detailed)
+            readUnit(*ctx, *unit, index);
+    }
+}
+
+// Whether one of `ranges` (sorted) meets one of Options::wanted (sorted, non-overlapping).
+bool DwarfReader::wanted(const std::vector<AddressRange>& ranges) const
+{
+    const std::vector<AddressRange>& w = m_options.wanted;
+    for (const AddressRange& r : ranges) {
+        // The first wanted range that ends after r.start: it meets r if it starts before r.end.
+        auto it = std::upper_bound(
+            w.begin(), w.end(), r.start, [](uint64_t a, const AddressRange& x) { return a < x.end; });
+        if (it != w.end() && it->start < r.end)
+            return true;
+    }
+    return false;
 }
 
 void DwarfReader::warn(const std::string& text)
@@ -88,19 +110,29 @@ std::vector<AddressRange> DwarfReader::rangesOf(const DWARFDie& die, uint64_t* e
     return out;
 }
 
-void DwarfReader::readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit)
+// The unit from its top DIE alone (LLVM parses the rest of its DIEs when they are asked for);
+// its index in m_info.units, or -1 when it has none.
+int DwarfReader::addUnit(llvm::DWARFUnit& unit)
 {
-    const DWARFDie die = unit.getUnitDIE(false);
+    const DWARFDie die = unit.getUnitDIE(true);
     if (!die)
-        return;
+        return -1;
     CompileUnit cu;
     cu.name = llvm::dwarf::toString(die.find(llvm::dwarf::DW_AT_name), "");
     const char* dir = unit.getCompilationDir();
     cu.compDir = dir ? dir : "";
     cu.producer = llvm::dwarf::toString(die.find(llvm::dwarf::DW_AT_producer), "");
     cu.ranges = rangesOf(die);
-    const int index = int(m_info.units.size());
     m_info.units.push_back(std::move(cu));
+    return int(m_info.units.size()) - 1;
+}
+
+// The unit's functions, inlined code and line rows.
+void DwarfReader::readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit, int index)
+{
+    const DWARFDie die = unit.getUnitDIE(false);
+    if (!die)
+        return;
     m_fortran = isFortran(die);
     visit(die, index, -1);
     if (m_options.lines)

@@ -13,7 +13,8 @@ namespace ppe::debuginfo {
 
 // Adds to a DebugInfo (whose segments are already known) what the DWARF of one file says: units,
 // the functions with code (named from their symbols where DWARF gives no linkage name), line
-// ranges, and the inlined code. Damage becomes warnings (at most 20).
+// ranges, and the inlined code; with Options::onlyWanted those of the wanted units only (the
+// others' CompileUnit::detailed is false). Damage becomes warnings (at most 20).
 class DwarfReader {
 public:
     DwarfReader(DebugInfo& info, const Options& options, const std::vector<Symbol>& symbols);
@@ -25,7 +26,9 @@ private:
     void warn(const std::string& text);
     bool loaded(uint64_t address) const;
     std::vector<AddressRange> rangesOf(const llvm::DWARFDie& die, uint64_t* entry = nullptr);
-    void readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit);
+    bool wanted(const std::vector<AddressRange>& ranges) const;
+    int addUnit(llvm::DWARFUnit& unit);
+    void readUnit(llvm::DWARFContext& ctx, llvm::DWARFUnit& unit, int index);
     void nameFunction(const llvm::DWARFDie& die, uint64_t entry, Function& f) const;
     void addFunction(const llvm::DWARFDie& die, int unit, std::vector<AddressRange> ranges, uint64_t entry);
     void visit(const llvm::DWARFDie& parent, int unit, int outer);

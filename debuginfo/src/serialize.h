@@ -23,7 +23,10 @@ template <> struct Fields<AddressRange> {
 };
 
 template <> struct Fields<CompileUnit> {
-    template <class S, class V> static void visit(S& s, V&& v) { v(s.name, s.compDir, s.producer, s.ranges); }
+    template <class S, class V> static void visit(S& s, V&& v)
+    {
+        v(s.name, s.compDir, s.producer, s.ranges, s.detailed);
+    }
 };
 
 template <> struct Fields<Function> {

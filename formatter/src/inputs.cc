@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -48,6 +49,27 @@ namespace {
         options.debugRoots.insert(options.debugRoots.begin(), debugDirs.begin(), debugDirs.end());
         options.lines = lines;
         return options;
+    }
+
+    std::vector<debuginfo::AddressRange> merged(std::vector<debuginfo::AddressRange> ranges)
+    {
+        std::sort(ranges.begin(), ranges.end(),
+            [](const debuginfo::AddressRange& a, const debuginfo::AddressRange& b) { return a.start < b.start; });
+        std::vector<debuginfo::AddressRange> out;
+        for (const debuginfo::AddressRange& r : ranges) {
+            if (!out.empty() && r.start <= out.back().end)
+                out.back().end = std::max(out.back().end, r.end);
+            else
+                out.push_back(r);
+        }
+        return out;
+    }
+
+    void addPlace(std::vector<debuginfo::AddressRange>& ranges, const CodeLocation& place)
+    {
+        // The place is a return address: the call before it is named (PlaceNamer's address - 1).
+        if (place.kind == CodeLocation::Kind::Image && place.address > 0)
+            ranges.push_back({ place.address - 1, place.address });
     }
 
     using FileIds = std::set<std::pair<dev_t, ino_t>>;
@@ -221,12 +243,51 @@ LineSources loadListings(const ListingRequest& request, const mapparse::LinkMap&
     return std::move(placed.sources);
 }
 
+std::vector<debuginfo::AddressRange> blockedCode(const Profile& profile)
+{
+    std::vector<debuginfo::AddressRange> ranges;
+    for (const BlockedPlace& place : profile.blocked) {
+        addPlace(ranges, place.site);
+        addPlace(ranges, place.caller);
+    }
+    return merged(std::move(ranges));
+}
+
+std::vector<debuginfo::AddressRange> sampledCode(const Profile& profile)
+{
+    std::vector<debuginfo::AddressRange> ranges = blockedCode(profile);
+    for (const Bin& bin : profile.bins)
+        ranges.push_back({ bin.address, bin.address + std::max<uint64_t>(profile.binWidth, 1) });
+    return merged(std::move(ranges));
+}
+
+Result<debuginfo::DebugInfo> loadImageLines(const debuginfo::DebugInfo& image,
+    const std::vector<std::string>& debugDirs, std::vector<debuginfo::AddressRange> wanted, Messages& messages)
+{
+    debuginfo::Options options = debugOptions(debugDirs, true);
+    options.onlyWanted = true;
+    options.wanted = std::move(wanted);
+    auto info = debuginfo::loadDebugInfo(image.path, options);
+    if (!info)
+        return info.error();
+    for (const std::string& w : info->warnings) {
+        if (std::find(image.warnings.begin(), image.warnings.end(), w) == image.warnings.end())
+            addWarning(messages, w);
+    }
+    return info;
+}
+
 Result<std::optional<debuginfo::DebugInfo>> loadImage(
     const ImageRequest& request, const Profile& profile, Messages& messages)
 {
     const std::string path = request.exe.empty() ? profile.image : request.exe;
     const bool required = request.required || !request.exe.empty();
-    auto info = debuginfo::loadDebugInfo(path, debugOptions(request.debugDirs, true));
+    debuginfo::Options options = debugOptions(request.debugDirs, request.lines);
+    if (request.wanted) {
+        options.onlyWanted = true;
+        options.wanted = *request.wanted;
+    }
+    auto info = debuginfo::loadDebugInfo(path, options);
     if (!info) {
         if (required) {
             Error e = info.error();

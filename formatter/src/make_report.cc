@@ -37,6 +37,8 @@ namespace {
         std::vector<CodeModule> modules;
         LineSources lines;
         std::optional<debuginfo::DebugInfo> image; // the executable's symbols and DWARF, when read
+        // The image was read without line tables: readReportLines reads those the report needs.
+        bool linesLater = false;
     };
 
     // The profile, or with --object the profile of the shared object it names (objectProfile).
@@ -129,9 +131,12 @@ namespace {
     {
         DebugModules debug = modulesFromDebugInfo(info, by);
         if (request.verbose) {
+            const auto detailed = std::count_if(
+                info.units.begin(), info.units.end(), [](const debuginfo::CompileUnit& u) { return u.detailed; });
             addNote(messages,
-                fmt::format("{}: {} DWARF units, {} functions, debug info from {}", info.path, info.units.size(),
-                    info.functions.size(), info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
+                fmt::format("{}: {} DWARF units ({} read whole: those with samples), {} functions, debug info from {}",
+                    info.path, info.units.size(), detailed, info.functions.size(),
+                    info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
         }
         return Sources { std::move(profile), std::move(debug.modules),
             LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(info) };
@@ -226,6 +231,54 @@ namespace {
         return s;
     }
 
+    // The executable for a report without a map, read only as far as the module table needs:
+    // by unit the units' names and ranges, by function the functions of the units that took
+    // samples; no line tables (readReportLines). Modules by source file (--by file, or by default
+    // when the units are link-time partitions) take every function and line of their file: all.
+    Result<std::optional<debuginfo::DebugInfo>> loadLazily(
+        const ReportRequest& request, const Profile& profile, Messages& messages)
+    {
+        ImageRequest all = imageRequest(request, true);
+        if (request.by == ModuleKind::File)
+            return loadImage(all, profile, messages);
+        ImageRequest lazy = all;
+        lazy.lines = false;
+        lazy.wanted
+            = request.by == ModuleKind::Function ? sampledCode(profile) : std::vector<debuginfo::AddressRange>();
+        Messages first;
+        auto image = loadImage(lazy, profile, first);
+        if (image && *image && chooseModuleKind(**image, request.by) == ModuleKind::File)
+            return loadImage(all, profile, messages);
+        messages.insert(messages.end(), first.begin(), first.end());
+        return image;
+    }
+
+    // The line tables of the modules the report analyses and of the places blocked threads waited
+    // at, for an image read without them (loadLazily): their units read again, whole.
+    void readReportLines(const ReportRequest& request, Sources& s, const Report& report, Messages& messages)
+    {
+        std::vector<debuginfo::AddressRange> wanted = blockedCode(report.profile);
+        for (size_t m : modulesForLineAnalysis(report, s.modules, request.lineThreshold)) {
+            for (const AddressSpan& r : s.modules[m].ranges)
+                wanted.push_back({ r.start, r.end });
+        }
+        if (wanted.empty() || !s.image)
+            return;
+        std::sort(wanted.begin(), wanted.end(),
+            [](const debuginfo::AddressRange& a, const debuginfo::AddressRange& b) { return a.start < b.start; });
+        step(request, "reading DWARF lines");
+        auto info = loadImageLines(*s.image, request.debugDirs, std::move(wanted), messages);
+        if (!info) {
+            addWarning(messages, info.error().str() + ": no program text");
+            return;
+        }
+        // Tables are per unit whether the modules are units or functions; the units are the same.
+        DebugModules debug = modulesFromDebugInfo(*info, ModuleKind::Unit);
+        s.lines.tables = std::move(debug.tables);
+        s.lines.baseDirs = std::move(debug.baseDirs);
+        s.image = std::move(*info);
+    }
+
     // The executable's compile units or functions, and its DWARF lines.
     Result<Sources> fromDebugInfo(const ReportRequest& request, Messages& messages)
     {
@@ -233,13 +286,16 @@ namespace {
         if (!profile)
             return profile.error();
         step(request, "reading DWARF");
-        auto image = loadImage(imageRequest(request, true), *profile, messages);
+        auto image = loadLazily(request, *profile, messages);
         if (!image)
             return image.error();
         if (!*image)
             return Error { request.exe.empty() ? profile->image : request.exe, 0, "cannot be read" };
         noteAutomaticFiles(request, **image, messages);
-        return sourcesFromDwarf(request, request.by, std::move(*profile), std::move(**image), messages);
+        const bool lazy = chooseModuleKind(**image, request.by) != ModuleKind::File;
+        Sources s = sourcesFromDwarf(request, request.by, std::move(*profile), std::move(**image), messages);
+        s.linesLater = lazy;
+        return s;
     }
 
     // Reads the program text of the selected modules' line tables, each table once.
@@ -348,6 +404,8 @@ namespace {
         step(request, "attributing samples");
         Report report = buildReport(std::move(s.profile), s.modules);
         report.functionModules = request.by == ModuleKind::Function;
+        if (s.linesLater)
+            readReportLines(request, s, report, messages);
         analyseModules(request, s, report);
         if (request.instructions)
             addReportInstructions(

@@ -108,8 +108,9 @@ namespace {
         d.debugPath = "/usr/lib/debug/prog.debug";
         d.buildId = "0123abcd";
         d.segments = { Segment { 0x1000, 0x401000, 0x2345, 0x3456, true }, Segment { 1, 2, 3, 4, false } };
-        d.units = { CompileUnit { "a.c", "/src", "GNU C17 12.2.0", { { 0x401000, 0x401100 }, { 0x402000, 0x402010 } } },
-            CompileUnit { "b.f90", "/f", "GNU Fortran", {} } };
+        d.units = { CompileUnit {
+                        "a.c", "/src", "GNU C17 12.2.0", { { 0x401000, 0x401100 }, { 0x402000, 0x402010 } }, false },
+            CompileUnit { "b.f90", "/f", "GNU Fortran", {}, true } };
         d.functions = { Function { "ns::f(int)", "_ZN2ns1fEi", { { 0x401000, 0x401080 } }, 1, 42, true, false },
             Function { "main", "", { { 7, 9 } }, -1, 0, false, true } };
         d.files = { "/src/a.c", "/src/a.h" };

@@ -21,6 +21,9 @@ struct CompileUnit {
     std::string compDir; // DW_AT_comp_dir
     std::string producer; // DW_AT_producer
     std::vector<AddressRange> ranges; // sorted, merged, without empty ones
+    // Its functions and line rows were read: false when Options::only left it out (no wanted
+    // address in its ranges), and DebugInfo holds only the unit itself.
+    bool detailed = true;
 };
 
 struct Function {
@@ -77,6 +80,12 @@ struct Options {
     // Read the DWARF in a child process: LLVM 14 crashes on some damaged DWARF, and then only the
     // symbols are read (with a warning). Off in the fuzz target, which looks for such crashes.
     bool isolate = true;
+    // Read the functions, inlined code and line tables only of the units whose code meets one of
+    // `wanted` (the profile's sampled bins): the formatter's cost then follows the samples, not the
+    // size of the binary. Every unit's name, directory, producer and ranges are read still (from
+    // its top DIE). A unit without ranges is read whole (where its code is is unknown).
+    bool onlyWanted = false;
+    std::vector<AddressRange> wanted; // sorted by start, non-overlapping
 };
 
 // Reads the ELF at `path` and its DWARF (in it, or in a split debug file found by build id or

@@ -55,7 +55,21 @@ struct ImageRequest {
     bool required = false; // no map: the report is made from it, so a problem is an error
     bool ignoreBuildId = false;
     bool verbose = false;
+    // Read DWARF units whole only where they hold this code (debuginfo::Options::onlyWanted; the
+    // others give their names and ranges alone), and with `lines` their line tables too.
+    std::optional<std::vector<debuginfo::AddressRange>> wanted = {};
+    bool lines = true;
 };
+
+// The link-time code the profile's image took samples in (its bins) or blocked threads waited in
+// (blockedCode); sorted, merged.
+std::vector<debuginfo::AddressRange> sampledCode(const Profile& profile);
+std::vector<debuginfo::AddressRange> blockedCode(const Profile& profile);
+
+// `image` (read by loadImage without lines) read again, its units that hold `wanted` (sorted,
+// merged) whole and with their line tables; its warnings not given before become warnings.
+Result<debuginfo::DebugInfo> loadImageLines(const debuginfo::DebugInfo& image,
+    const std::vector<std::string>& debugDirs, std::vector<debuginfo::AddressRange> wanted, Messages& messages);
 
 // The executable's symbols and DWARF when its build id is the profile's. An error when `required`
 // (or --exe named it) and it cannot be used; otherwise nullopt and, in verbose mode, a note why.
