@@ -102,20 +102,21 @@ namespace {
         return fd < 0 ? -1 : moveHigh(int(fd));
     }
 
-    // Maps the ring of `fd`, halving the data pages while the locked-memory limit refuses.
     char* mapRing(int fd)
     {
+        const State& s = g_rings;
+        void* memory = mmap(nullptr, (1 + s.dataPages) * s.pageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        return memory == MAP_FAILED ? nullptr : static_cast<char*>(memory);
+    }
+
+    // Unmaps and closes the published rings (none may be draining).
+    void releaseRings()
+    {
         State& s = g_rings;
-        for (;;) {
-            void* memory = mmap(nullptr, (1 + s.dataPages) * s.pageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            if (memory != MAP_FAILED)
-                return static_cast<char*>(memory);
-            if (errno != EPERM && errno != ENOMEM)
-                return nullptr;
-            if (s.dataPages == 1 || s.count.load(std::memory_order_relaxed) > 0)
-                return nullptr; // every ring has the first ring's size
-            s.dataPages /= 2;
-            s.dataBytes = s.dataPages * s.pageBytes;
+        const int count = s.count.exchange(0, std::memory_order_acq_rel);
+        for (int i = 0; i < count; ++i) {
+            munmap(s.rings[i].base, (1 + s.dataPages) * s.pageBytes);
+            close(s.rings[i].fd);
         }
     }
 
@@ -140,32 +141,46 @@ namespace {
                                                  : "perf_event_open failed (no software task-clock events?)";
     }
 
-    // Opens the rings of every CPU into g_rings (count 0 on entry); false when none opens.
-    bool openAll(const char** why)
+    // Opens the rings of every online CPU into g_rings (count 0 on entry); 0 or the errno of the
+    // first failure, all or none: a CPU without its ring would run threads that are never sampled.
+    int openEach()
     {
         State& s = g_rings;
         int opened = 0;
-        int openError = 0;
-        int mapError = 0;
         for (int cpu = 0; cpu < s.cpus; ++cpu) {
             const int fd = openEvent(cpu, s.intervalNs);
-            if (fd < 0) {
-                openError = errno != ENODEV ? errno : openError;
+            if (fd < 0 && errno == ENODEV)
                 continue; // an offline CPU runs nothing
-            }
-            char* base = mapRing(fd);
+            char* base = fd < 0 ? nullptr : mapRing(fd);
             if (!base) {
-                mapError = errno;
-                close(fd);
-                continue;
+                const int error = errno;
+                if (fd >= 0)
+                    close(fd);
+                releaseRings();
+                return fd < 0 ? error : error == EPERM ? ENOMEM : error; // mmap's EPERM: the locked-memory limit
             }
             s.rings[opened++] = Ring { fd, base };
             s.count.store(opened, std::memory_order_release);
         }
-        if (opened)
-            return true;
-        *why = mapError && !openError ? "cannot map the perf ring buffers (locked memory limit?)" : refusal(openError);
-        return false;
+        return opened ? 0 : ENODEV;
+    }
+
+    // openEach, with smaller rings while the locked-memory limit refuses them (many processes of
+    // one user, each with rings on every CPU, share perf_event_mlock_kb).
+    bool openAll(const char** why)
+    {
+        State& s = g_rings;
+        for (;;) {
+            const int error = openEach();
+            if (!error)
+                return true;
+            if (error != ENOMEM || s.dataPages == 1) {
+                *why = error == ENOMEM ? "cannot map the perf ring buffers (locked memory limit?)" : refusal(error);
+                return false;
+            }
+            s.dataPages /= 2;
+            s.dataBytes = s.dataPages * s.pageBytes;
+        }
     }
 
     void copyOut(const char* data, uint64_t mask, uint64_t at, void* out, size_t bytes)
@@ -218,6 +233,16 @@ namespace {
             tail += h.size;
         }
         __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    }
+
+    // Takes `draining` from a drain under way on the collector thread. A drain takes microseconds,
+    // so a second's wait means a stopped thread: go on without it.
+    void holdDrain()
+    {
+        for (int waits = 0; g_rings.draining.exchange(true, std::memory_order_acquire) && waits < 10'000; ++waits) {
+            const timespec pause { 0, 100'000 };
+            nanosleep(&pause, nullptr);
+        }
     }
 
     // Drains every ring while holding `draining`.
@@ -278,7 +303,9 @@ namespace {
 bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char** why)
 {
     State& s = g_rings;
-    closeRings();
+    holdDrain(); // no drain of the collector thread while the rings change
+    drainHeld(); // an earlier opening's last samples (ppe_set)
+    releaseRings();
     if (!s.cpus) {
         const long cpus = sysconf(_SC_NPROCESSORS_CONF);
         s.cpus = cpus < 1 ? 1 : cpus > kMaxRings ? kMaxRings : int(cpus);
@@ -288,9 +315,11 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
     s.hooks = hooks;
     s.pid = getpid();
     s.dataPages = size.dataPages ? powerOfTwoAtLeast(size.dataPages) : pagesFor(intervalNs, s.pageBytes);
-    s.fixedPeriodNs = size.drainNs;
     s.dataBytes = s.dataPages * s.pageBytes;
-    return openAll(why);
+    s.fixedPeriodNs = size.drainNs;
+    const bool opened = openAll(why);
+    s.draining.store(false, std::memory_order_release);
+    return opened;
 }
 
 void enableRings(bool on)
@@ -337,20 +366,10 @@ bool reopenRingsInChild(const char** why)
 
 void closeRings()
 {
-    State& s = g_rings;
-    // A drain under way on the collector thread finishes first (ppe_set re-arms while it runs); a
-    // drain takes microseconds, so a second's wait means a stopped thread: go on without it.
-    for (int waits = 0; s.draining.exchange(true, std::memory_order_acquire) && waits < 10'000; ++waits) {
-        const timespec pause { 0, 100'000 };
-        nanosleep(&pause, nullptr);
-    }
+    holdDrain();
     drainHeld(); // their last samples
-    const int count = s.count.exchange(0, std::memory_order_acq_rel);
-    for (int i = 0; i < count; ++i) {
-        munmap(s.rings[i].base, (1 + s.dataPages) * s.pageBytes);
-        close(s.rings[i].fd);
-    }
-    s.draining.store(false, std::memory_order_release);
+    releaseRings();
+    g_rings.draining.store(false, std::memory_order_release);
 }
 
 } // namespace ppe
