@@ -218,27 +218,39 @@ namespace {
         }
     }
 
-    // One page a ring (170 samples), drained every 0.2 s, at 20 kHz: a CPU fills it in 8.5 ms (in
-    // 0.2 s even at a 4 % share of a loaded machine), and the kernel counts what it could not write. Samples taken and
-    // lost together make the CPU time's, but for the last period's losses, which the kernel reports only with its next
-    // sample (none after the end): at most the two threads' samples of one period.
+    // One page a ring (170 samples), drained every 0.5 s, at 20 kHz: a CPU fills it in 8.5 ms (in
+    // 0.5 s even at a 2 % share of a loaded machine), and the kernel counts what it could not write.
+    // Samples taken and lost together make the CPU time's, but for the last period's losses, which
+    // the kernel reports only with its next sample (none after the end): at most the two threads'
+    // samples of one period.
     TEST_F(RingTest, AFullRingsLossesAreCounted)
     {
         RunResult run;
         auto p = profile({ PPE_SIGNAL_SPLIT, "6" }, "ring", "cpu",
-            { { "PPE_INT", "500" }, { "PPE_RING_PAGES", "1" }, { "PPE_RING_DRAIN_MS", "200" } }, &run);
+            { { "PPE_INT", "500" }, { "PPE_RING_PAGES", "1" }, { "PPE_RING_DRAIN_MS", "500" } }, &run);
         ASSERT_TRUE(p) << p.error().str() << run.err;
         ASSERT_GT(p->ringLost, 0u) << run.err;
         const double expected = p->activeTime * p->cpuUser / (p->cpuUser + p->cpuSystem) * p->requestedRate;
-        const double unreported = 2 * 0.2 * p->requestedRate;
-        EXPECT_GT(double(p->total + p->ringLost), 0.95 * expected - unreported)
-            << p->total << " taken, " << p->ringLost << " lost";
-        EXPECT_LT(double(p->total + p->ringLost), 1.05 * expected) << p->total << " taken, " << p->ringLost << " lost";
-        EXPECT_LT(double(p->total), 0.5 * expected) << "most samples lost";
-        EXPECT_NE(run.err.find("samples lost (a ring buffer was full)"), std::string::npos) << run.err;
+        const double unreported = 2 * 0.5 * p->requestedRate;
+        const std::string counts = std::to_string(p->total) + " taken, " + std::to_string(p->ringLost) + " lost of "
+            + std::to_string(expected);
+        EXPECT_GT(double(p->total + p->ringLost), 0.95 * expected - unreported) << counts;
+        EXPECT_LT(double(p->total + p->ringLost), 1.05 * expected) << counts;
+        EXPECT_NE(run.err.find("perf-ring: " + std::to_string(p->ringLost) + " samples lost (a ring buffer was full)"),
+            std::string::npos)
+            << run.err;
         const std::string text = report();
-        EXPECT_NE(text.find("Samples missing: only "), std::string::npos) << text.substr(0, 2000);
-        EXPECT_NE(text.find("to full ring buffers"), std::string::npos) << text.substr(0, 2000);
+        EXPECT_NE(text.find(" Ring buffers: " + std::to_string(p->ringLost) + " samples lost"), std::string::npos)
+            << text.substr(0, 2000);
+        // How many are lost depends on the machine's load (a thread with a small share of a CPU
+        // fills its ring more slowly); below 80 % of the expected samples the header says why.
+        const double taken = double(p->total) / expected;
+        if (taken < 0.79) {
+            EXPECT_NE(text.find("Samples missing: only "), std::string::npos) << counts << text.substr(0, 2000);
+            EXPECT_NE(text.find("to full ring buffers"), std::string::npos) << counts << text.substr(0, 2000);
+        } else if (taken > 0.81) {
+            EXPECT_EQ(text.find("Samples missing"), std::string::npos) << counts << text.substr(0, 2000);
+        }
     }
 
 } // namespace
