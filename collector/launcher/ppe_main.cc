@@ -63,7 +63,7 @@ po::options_description describeOptions()
         ("sampling interval in 100 ns units (PPE_INT, " + std::to_string(ppe::kDefaultInterval) + ")").c_str())(
         "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
         po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
-        "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer or posix (PPE_TIMER)")(
+        "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer, posix or ring (PPE_TIMER)")(
         "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")("object",
         po::value<std::string>()->value_name("NAME"),
         "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)")(

@@ -59,6 +59,7 @@ namespace {
         if (g_ppe.phase.load(std::memory_order_acquire) != Phase::Running
             || g_ppe.writing.exchange(true, std::memory_order_acquire))
             return;
+        drainSampler(); // perf-ring's samples so far (on this thread: no drain job runs meanwhile)
         LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
         if (g_ppe.livePath[0] && g_liveMaps)
             refreshLiveState(*live, Phase::Running);

@@ -40,7 +40,9 @@ namespace {
             return TimerChoice::Itimer;
         if (same(text, "posix"))
             return TimerChoice::Posix;
-        warn("PPE_TIMER", text, "not one of auto, perf, itimer, posix", "auto");
+        if (same(text, "ring"))
+            return TimerChoice::Ring;
+        warn("PPE_TIMER", text, "not one of auto, perf, itimer, posix, ring", "auto");
         return TimerChoice::Auto;
     }
 
@@ -155,6 +157,8 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     readNumber(lookup, warn, "PPE_INT", kMinInterval, kMaxInterval, "5000", &config.interval);
     config.mode = readMode(lookup, warn);
     config.timer = readTimer(lookup, warn);
+    readNumber(lookup, warn, "PPE_RING_PAGES", 1, 1024, "pages for 0.2 s of samples", &config.ringPages);
+    readNumber(lookup, warn, "PPE_RING_DRAIN_MS", 1, 10'000, "an adapted period", &config.ringDrainMs);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
     if (const char* signal = lookup("PPE_SNAPSHOT_SIGNAL")) {
         config.snapshotSignal = parseSnapshotSignal(signal);

@@ -9,7 +9,7 @@
 
 namespace ppe {
 
-enum class TimerChoice { Auto, Perf, Itimer, Posix };
+enum class TimerChoice { Auto, Perf, Itimer, Posix, Ring };
 
 struct Config {
     bool enabled = false; // PPE_ON is set
@@ -17,6 +17,10 @@ struct Config {
     uint64_t interval = kDefaultInterval; // PPE_INT, 100 ns units
     SampleMode mode = SampleMode::Real; // PPE_MODE
     TimerChoice timer = TimerChoice::Auto; // PPE_TIMER
+    // For tests that force perf-ring's buffers to overflow: PPE_RING_PAGES, data pages per ring (0: sized
+    // for the rate), and PPE_RING_DRAIN_MS, a fixed drain period (0: adapted to what the drains find).
+    uint64_t ringPages = 0;
+    uint64_t ringDrainMs = 0;
     uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
     int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: a checkpoint when this signal arrives, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
@@ -32,9 +36,9 @@ struct Config {
 };
 
 // Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
-// PPE_OBJECT, the launcher's PPE_LAUNCHED and PPE_CHILDREN, and the MPI and batch system's rank and job id
-// through `lookup` (getenv in the
-// collector; a table in tests), warning once per bad value through `warn`.
+// PPE_OBJECT, PPE_RING_PAGES, PPE_RING_DRAIN_MS, the launcher's PPE_LAUNCHED and PPE_CHILDREN, and the MPI and batch
+// system's rank and job id through `lookup` (getenv in the collector; a table in tests), warning once per bad value
+// through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);
 Config readConfig(LookupFn lookup, WarnFn warn);

@@ -9,6 +9,7 @@
 #include "messages.h"
 #include "output_names.h"
 #include "ppe/core/output_file.h"
+#include "ppe/core/ppe_writer.h"
 #include "retired_objects.h"
 #include "run_identity.h"
 #include "service_thread.h"
@@ -20,6 +21,7 @@
 #include <ctime>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ppe {
@@ -50,6 +52,26 @@ namespace {
         recordSample(live->histogram, pc, weight);
         countThreadSample(weight);
         markSampleTime(*live);
+    }
+
+    // perf-ring: a sample from the collector thread's drain of the ring buffers (ring_sampler.h).
+    void onRingSample(uintptr_t pc, pid_t tid, uint64_t weight)
+    {
+        LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        if (!live)
+            return;
+        recordSample(live->histogram, pc, weight);
+        countSampleOf(tid, weight);
+        markSampleTime(*live);
+    }
+
+    void onRingDropped(uint64_t lost, uint64_t foreign)
+    {
+        if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire)) {
+            std::atomic_ref<uint64_t>(live->histogram.record->ringLost).fetch_add(lost, std::memory_order_relaxed);
+            std::atomic_ref<uint64_t>(live->histogram.record->ringForeign)
+                .fetch_add(foreign, std::memory_order_relaxed);
+        }
     }
 
     void onTick(uint64_t expirations)
@@ -84,6 +106,44 @@ namespace {
     }
 
     void onExit() { finish("exit"); }
+
+    // The samples the process's CPU time should have given at the asked rate (user time only for the
+    // perf mechanisms, which exclude the kernel); 0 for the real-time timer, whose rate is wall time.
+    uint64_t expectedSamples(uint64_t activeNs, uint64_t intervalNs, Mechanism mechanism)
+    {
+        if (mechanism == Mechanism::PosixTimer || !intervalNs)
+            return 0;
+        rusage usage {};
+        getrusage(RUSAGE_SELF, &usage);
+        const uint64_t user = uint64_t(usage.ru_utime.tv_sec) * 1'000'000 + uint64_t(usage.ru_utime.tv_usec);
+        const uint64_t all = user + uint64_t(usage.ru_stime.tv_sec) * 1'000'000 + uint64_t(usage.ru_stime.tv_usec);
+        const bool userOnly = mechanism == Mechanism::PerfTaskClock || mechanism == Mechanism::PerfRing;
+        const unsigned __int128 full = activeNs / intervalNs;
+        return uint64_t(userOnly && all ? full * user / all : full);
+    }
+
+    // The end message says when samples are missing, whatever the mechanism: a thread that blocks
+    // the sampling signal leaves no other trace (formatter: the report header says it too).
+    void sayMissingSamples(const ProfileRecord& r, uint64_t activeNs, Mechanism mechanism)
+    {
+        if (r.ringLost || r.ringForeign)
+            say({ "perf-ring: ", Part::dec(r.ringLost), " samples lost (a ring buffer was full), ",
+                Part::dec(r.ringForeign), " of other processes dropped" });
+        const uint64_t expected = expectedSamples(activeNs, r.interval * 100, mechanism);
+        const uint64_t taken = totalSamples(r);
+        if (expected < 200 || taken * 5 >= expected * 4)
+            return; // too few to tell, or at least 80 %
+        const char* why = mechanism == Mechanism::PerfRing
+            ? (r.ringLost ? "the kernel lost samples to full ring buffers" : "the kernel throttled the perf events")
+            : mechanism == Mechanism::ItimerProf
+            ? "itimer-prof fires only on the scheduler tick, and threads that block SIGPROF are not sampled; try "
+              "PPE_TIMER=ring"
+            : "threads that block signals are not sampled by signal mechanisms; try PPE_TIMER=ring";
+        say({ "only ", Part::dec(taken * 100 / expected),
+            "% of the samples the process's CPU time should have given "
+            "were taken (",
+            Part::dec(taken), " of ", Part::dec(expected), "): ", why });
+    }
 
     // The signals that end batch jobs and crashed programs (PPE wrote its file on all of these):
     // fatal errors, queue time limits and job deletion, terminal and shutdown signals.
@@ -130,12 +190,13 @@ namespace {
         g_ppe.periodStartNs = nowNs(activeClock());
         g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
         const char* why = nullptr;
-        if (!restartCheckpointsInChild(&why))
-            say({ "no checkpoints in the forked child: ", why });
+        // The sampler first: the restarted collector thread drains the child's rings, not the parent's.
         if (!rearmSamplerInChild(&why)) {
             g_ppe.phase.store(Phase::Off, std::memory_order_release);
             disabled(why);
         }
+        if (!restartCheckpointsInChild(&why))
+            say({ "no checkpoints in the forked child: ", why });
     }
 
     void onForkChild()
@@ -253,7 +314,9 @@ bool arm()
 {
     const char* why = nullptr;
     g_ppe.mechanism = armSampler(g_ppe.config.mode, g_ppe.config.interval * 100, g_ppe.config.timer,
-        SamplerHooks { onSample, onTick, serviceThreadId }, &why);
+        SamplerHooks { onSample, onTick, serviceThreadId, RingHooks { onRingSample, onRingDropped, serviceThreadId },
+            RingSize { g_ppe.config.ringPages, g_ppe.config.ringDrainMs * 1'000'000 } },
+        &why);
     if (g_ppe.mechanism == Mechanism::None) {
         disabled(why);
         return false;
@@ -279,6 +342,7 @@ void finish(const char* reason)
         g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
     endCheckpoints();
     waitForServiceJobs(2'000'000'000);
+    drainSampler(); // the samples still in perf-ring's buffers
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
     const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
     char written[PATH_MAX];
@@ -291,6 +355,7 @@ void finish(const char* reason)
         return;
     }
     removeLiveFile();
+    sayMissingSamples(writtenRecord(g_ppe.finalScratch), g_ppe.activeNs, g_ppe.mechanism);
     say({ "output file is ", written });
 }
 

@@ -47,6 +47,8 @@ OutputScratch* createOutputScratch()
     return memory == MAP_FAILED ? nullptr : static_cast<OutputScratch*>(memory);
 }
 
+const ProfileRecord& writtenRecord(const OutputScratch* scratch) { return scratch->snapshot; }
+
 namespace {
 
     struct Attribution {

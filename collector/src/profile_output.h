@@ -21,4 +21,8 @@ OutputScratch* createOutputScratch();
 int writeProfileFile(const LiveProfile& live, OutputScratch* scratch, const char* path, const char* reason,
     ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written, bool replacing = false);
 
+// The record as the last writeProfileFile with `scratch` wrote it: every sample in its category,
+// the outside ones included. Signal-safe.
+const ProfileRecord& writtenRecord(const OutputScratch* scratch);
+
 } // namespace ppe

@@ -1,5 +1,6 @@
 #include "sampler.h"
 
+#include "messages.h"
 #include "task_list.h"
 
 #include <atomic>
@@ -352,11 +353,15 @@ namespace {
 
     bool armMechanism(Mechanism mechanism, bool allThreads, const char** why)
     {
+        const State& s = g_sampler;
         switch (mechanism) {
         case Mechanism::PerfTaskClock:
             return openPerfEvents(allThreads, why);
         case Mechanism::PosixTimer:
             return createTimer(why);
+        case Mechanism::PerfRing:
+            return allThreads ? openRings(s.intervalNs, s.hooks.ringSize, s.hooks.ring, why) && startRingDrain(why)
+                              : reopenRingsInChild(why);
         case Mechanism::ItimerProf:
         case Mechanism::None:
             return true;
@@ -373,6 +378,8 @@ namespace {
             return Mechanism::ItimerProf;
         case TimerChoice::Posix:
             return Mechanism::PosixTimer;
+        case TimerChoice::Ring:
+            return Mechanism::PerfRing;
         case TimerChoice::Auto:
             break;
         }
@@ -380,6 +387,13 @@ namespace {
         // time adds the collector thread's scan of blocked threads, blocked_scan.h).
         (void)mode;
         return Mechanism::PerfTaskClock;
+    }
+
+    // PPE_TIMER=auto and =ring fall back to the process timer where perf events are refused.
+    bool fallsBack(TimerChoice choice, Mechanism mechanism)
+    {
+        return (choice == TimerChoice::Auto && mechanism == Mechanism::PerfTaskClock)
+            || (choice == TimerChoice::Ring && mechanism == Mechanism::PerfRing);
     }
 
 } // namespace
@@ -453,6 +467,8 @@ const char* mechanismName(Mechanism mechanism)
         return "itimer-prof";
     case Mechanism::PosixTimer:
         return "posix-timer";
+    case Mechanism::PerfRing:
+        return "perf-ring";
     case Mechanism::None:
         break;
     }
@@ -463,6 +479,7 @@ Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, S
 {
     State& s = g_sampler;
     closePerfEvents(); // from an earlier arming (ppe_set)
+    closeRings();
     if (s.haveTimer)
         timer_delete(s.timer);
     s.haveTimer = false;
@@ -473,12 +490,14 @@ Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, S
     const int signal = mechanism == Mechanism::PerfTaskClock ? SIGTRAP
         : mechanism == Mechanism::PosixTimer                 ? timerSignal()
                                                              : SIGPROF;
-    if (!installHandler(signal, why))
+    if (mechanism != Mechanism::PerfRing && !installHandler(signal, why))
         return Mechanism::None;
     if (!armMechanism(mechanism, true, why)) {
-        if (choice != TimerChoice::Auto || mechanism != Mechanism::PerfTaskClock)
+        if (!fallsBack(choice, mechanism))
             return Mechanism::None;
         // CPU time without perf events: the tick-bound process timer.
+        if (mechanism == Mechanism::PerfRing)
+            say({ "perf-ring: ", *why, "; sampling by itimer-prof instead" });
         mechanism = Mechanism::ItimerProf;
         if (!installHandler(SIGPROF, why))
             return Mechanism::None;
@@ -505,9 +524,18 @@ void runSampler(bool on)
     case Mechanism::PosixTimer:
         setTimer(on ? s.intervalNs : 0);
         break;
+    case Mechanism::PerfRing:
+        enableRings(on);
+        break;
     case Mechanism::None:
         break;
     }
+}
+
+void drainSampler()
+{
+    if (g_sampler.mechanism == Mechanism::PerfRing)
+        drainRings();
 }
 
 void disarmSampler()

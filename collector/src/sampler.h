@@ -6,6 +6,8 @@
 //    real-time mode the collector thread adds the time of blocked threads (blocked_scan.h).
 //  - itimer-prof (fallback where perf events are refused): setitimer(ITIMER_PROF), SIGPROF to the running thread;
 //    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
+//  - perf-ring (PPE_TIMER=ring, both modes): no signal at all; per-CPU task-clock events write samples
+//    into ring buffers that the collector thread drains (ring_sampler.h).
 //  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX timer; the thread
 //  that takes its
 //    signal (the real-time signal SIGRTMAX-3) forwards it with rt_tgsigqueueinfo() (carrying the
@@ -17,6 +19,7 @@
 #pragma once
 
 #include "config.h"
+#include "ring_sampler.h"
 
 #include <csignal>
 #include <cstdint>
@@ -34,7 +37,7 @@ int rawSetitimer(int which, const struct itimerval* value, struct itimerval* old
 
 namespace ppe {
 
-enum class Mechanism { None, PerfTaskClock, ItimerProf, PosixTimer };
+enum class Mechanism { None, PerfTaskClock, ItimerProf, PosixTimer, PerfRing };
 const char* mechanismName(Mechanism mechanism);
 
 struct SamplerHooks {
@@ -45,13 +48,15 @@ struct SamplerHooks {
     // The collector's own thread (0: none), which is sent no forwarded sample: it blocks every
     // signal, and queued real-time signals would pile up there. From a signal handler.
     pid_t (*quietThread)();
+    RingHooks ring; // perf-ring: its samples come from the collector thread's drain, not a signal
+    RingSize ringSize; // perf-ring: 0s but in tests that force an overflow
 };
 
 // Installs the signal handler and creates the timer or events, not yet running. On failure returns
 // Mechanism::None and sets *why. Not signal-safe.
 Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why);
 
-// Starts or stops the flow of signals. Signal-safe.
+// Starts or stops the flow of signals (or of ring samples). Signal-safe.
 void runSampler(bool on);
 
 // Stops the flow of signals for good; signals already on their way are still recognised and
@@ -79,6 +84,11 @@ bool samplerOwnsSignal(int signal);
 // sigaction() for a signal the collector owns: the program's disposition is recorded and honoured
 // for every signal that is not a sample, but the collector's handler stays installed. Signal-safe.
 int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old);
+
+// Drains the ring buffers into the histogram before a profile is written (perf-ring; nothing for
+// the others). Not concurrently with the collector thread's drain (it returns at once then).
+// Signal-safe.
+void drainSampler();
 
 // In a forked child: timers and perf events are not inherited by processes (only by threads), so
 // create the child's own. Returns false (and sets *why) if that failed. Signal-safe.

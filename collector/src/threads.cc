@@ -40,9 +40,11 @@ ThreadSlot* threadSlot(pid_t tid)
     return nullptr;
 }
 
-void countThreadSample(uint64_t weight)
+void countThreadSample(uint64_t weight) { countSampleOf(pid_t(syscall(SYS_gettid)), weight); }
+
+void countSampleOf(pid_t tid, uint64_t weight)
 {
-    if (ThreadSlot* slot = threadSlot(pid_t(syscall(SYS_gettid))))
+    if (ThreadSlot* slot = threadSlot(tid))
         std::atomic_ref<uint64_t>(slot->samples).fetch_add(weight, std::memory_order_relaxed);
     else
         std::atomic_ref<uint64_t>(g_unplaced).fetch_add(weight, std::memory_order_relaxed);

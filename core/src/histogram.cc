@@ -82,6 +82,8 @@ void clearCounts(ProfileRecord& record)
         count = 0;
     record.saturated = 0;
     record.ticks = 0;
+    record.ringLost = 0;
+    record.ringForeign = 0;
 }
 
 void settleCounts(ProfileRecord& record, const uint32_t* bins, const PcSlot* pcs, uint32_t slots)

@@ -373,6 +373,42 @@ namespace {
         }
     }
 
+    constexpr double kMinExpectedSamples = 200; // fewer: too few to tell a missing share from chance
+    constexpr double kMissingPercent = 80; // below this share of the expected samples, say so
+
+    std::string missingReason(const Profile& p)
+    {
+        if (p.mechanism == "perf-ring" && p.ringLost > 0)
+            return fmt::format("the kernel lost {} samples to full ring buffers", p.ringLost);
+        if (p.mechanism == "perf-ring")
+            return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate)";
+        if (p.mechanism == "itimer-prof")
+            return "itimer-prof fires only on the scheduler tick, and threads that block SIGPROF are not sampled; "
+                   "try PPE_TIMER=ring";
+        return fmt::format(
+            "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
+    }
+
+    // Samples missing against the process's CPU time: a thread that blocks the sampling signal is
+    // never sampled, and the achieved rate is the only trace it leaves.
+    void addMissingSamples(const Profile& p, Totals& t)
+    {
+        const bool perf = p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring";
+        if ((!perf && p.mechanism != "itimer-prof") || p.requestedRate <= 0 || p.activeTime <= 0)
+            return;
+        const double cpu = p.cpuUser + p.cpuSystem;
+        const double userShare = perf && cpu > 0 ? p.cpuUser / cpu : 1.0;
+        const double expected = p.activeTime * userShare * p.requestedRate;
+        if (expected < kMinExpectedSamples)
+            return;
+        t.expectedSamples = expected;
+        t.sampledPercent = 100.0 * double(p.total) / expected;
+        if (t.sampledPercent < kMissingPercent)
+            t.missingSamples = fmt::format("only {:.0f}% of the samples the process's CPU time should have given were "
+                                           "taken ({} of {:.0f}): {}",
+                t.sampledPercent, p.total, expected, missingReason(p));
+    }
+
     Totals totalsOf(const Profile& p)
     {
         Totals t;
@@ -388,10 +424,11 @@ namespace {
         t.cpuUserPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuUser / t.cpuSeconds : 0;
         t.cpuSystemPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuSystem / t.cpuSeconds : 0;
         // perf's task-clock events exclude the kernel: system time has no samples at all.
-        t.unsampledKernelSeconds = p.mechanism == "perf-task-clock" ? p.cpuSystem : 0;
+        t.unsampledKernelSeconds = p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring" ? p.cpuSystem : 0;
         t.intervalMs = double(p.interval) / 10000.0;
         t.lastAddress = p.rangeEnd - 1;
         t.rangeBytes = p.rangeEnd - p.rangeStart;
+        addMissingSamples(p, t);
         return t;
     }
 
@@ -465,6 +502,8 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
             unattributed, n, report.unattributed.percent));
     }
     report.totals = totalsOf(profile);
+    if (!report.totals.missingSamples.empty())
+        report.warnings.push_back(report.totals.missingSamples);
     report.profile = std::move(profile);
     return report;
 }

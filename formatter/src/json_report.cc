@@ -120,6 +120,8 @@ namespace {
         w.field("active_time", p.activeTime);
         w.field("cpu_time_as_of", p.cpuTimeAsOf);
         w.field("ticks", p.ticks);
+        w.field("ring_lost", p.ringLost);
+        w.field("ring_foreign", p.ringForeign);
         w.key("rank");
         if (p.rank)
             w.value(*p.rank);
@@ -148,6 +150,9 @@ namespace {
         w.field("cpu_user_percent", t.cpuUserPercent);
         w.field("cpu_system_percent", t.cpuSystemPercent);
         w.field("unsampled_kernel_seconds", t.unsampledKernelSeconds);
+        w.field("expected_samples", t.expectedSamples);
+        w.field("sampled_percent", t.sampledPercent);
+        w.field("missing_samples", t.missingSamples);
         w.field("interval_ms", t.intervalMs);
         w.field("last_address", t.lastAddress);
         w.field("range_bytes", t.rangeBytes);

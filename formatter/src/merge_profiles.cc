@@ -193,6 +193,8 @@ void ProfileMerge::addTimes(const Profile& next)
     m_sum.activeTime += next.activeTime;
     m_sum.wallTime = std::max(m_sum.wallTime, next.wallTime);
     m_sum.ticks += next.ticks;
+    m_sum.ringLost += next.ringLost;
+    m_sum.ringForeign += next.ringForeign;
 }
 
 void ProfileMerge::addSamples(Profile& next)

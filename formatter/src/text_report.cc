@@ -71,6 +71,11 @@ namespace {
             t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
         out += fmt::format(
             " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
+        if (!t.missingSamples.empty())
+            out += fmt::format(" Samples missing: {}\n", t.missingSamples);
+        if (p.ringLost || p.ringForeign)
+            out += fmt::format(" Ring buffers: {} samples lost (a ring was full), {} of other processes dropped\n",
+                p.ringLost, p.ringForeign);
         remoteLines(out, p);
         if (p.status != ProfileStatus::Complete)
             out += fmt::format(" Profile status: {} (data up to {})\n", statusName(p.status), vmsDate(p.endTime));

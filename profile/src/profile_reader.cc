@@ -109,6 +109,13 @@ namespace {
             "cpu-time must be two numbers (user system)");
     }
 
+    std::string onRingDropped(const Fields& f, Profile& p)
+    {
+        return onPair(
+            f, parseUnsigned, [](uint64_t, uint64_t) { return true; }, p.ringLost, p.ringForeign,
+            "ring-dropped must be two decimal numbers (lost foreign)");
+    }
+
     std::string onCodeSection(const Fields& f, Profile& p)
     {
         if (auto e = expectCount(f, 4); !e.empty())
@@ -273,6 +280,7 @@ namespace {
             { "active-time", fixed(&Profile::activeTime) },
             { "ticks", decimal(&Profile::ticks) },
             { "count", onCount },
+            { "ring-dropped", onRingDropped },
             { "object", onObject },
             { "object-hit", onObjectHit },
             { "bin", onBin },

@@ -243,7 +243,7 @@ namespace {
             const char* value;
             TimerChoice timer;
         } kChoices[] = { { "auto", TimerChoice::Auto }, { "perf", TimerChoice::Perf },
-            { "itimer", TimerChoice::Itimer }, { "posix", TimerChoice::Posix } };
+            { "itimer", TimerChoice::Itimer }, { "posix", TimerChoice::Posix }, { "ring", TimerChoice::Ring } };
         for (const auto& choice : kChoices) {
             SCOPED_TRACE(choice.value);
             EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_TIMER", choice.value } }).timer, choice.timer);
@@ -251,16 +251,25 @@ namespace {
         }
     }
 
+    TEST(ReadConfig, RingPagesForTestsOnly)
+    {
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" } }).ringPages, 0u); // sized for the rate
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_RING_PAGES", "2" } }).ringPages, 2u);
+        EXPECT_TRUE(g_warnings.empty());
+        EXPECT_EQ(readWith({ { "PPE_ON", "1" }, { "PPE_RING_PAGES", "4096" } }).ringPages, 0u);
+        EXPECT_EQ(g_warnings.size(), 1u);
+    }
+
     TEST(ReadConfig, BadTimerKeepsAuto)
     {
-        for (const char* value : { "", "PERF", "perf ", "posi", "posixx", "hpet" }) {
+        for (const char* value : { "", "PERF", "perf ", "posi", "posixx", "hpet", "rings" }) {
             SCOPED_TRACE(std::string("PPE_TIMER=\"") + value + "\"");
             const Config c = readWith({ { "PPE_ON", "1" }, { "PPE_TIMER", value } });
             expectDefaults(c);
             ASSERT_EQ(g_warnings.size(), 1u);
             EXPECT_EQ(g_warnings[0].name, "PPE_TIMER");
             EXPECT_EQ(g_warnings[0].value, value);
-            EXPECT_EQ(g_warnings[0].problem, "not one of auto, perf, itimer, posix");
+            EXPECT_EQ(g_warnings[0].problem, "not one of auto, perf, itimer, posix, ring");
             EXPECT_EQ(g_warnings[0].kept, "auto");
         }
     }

@@ -123,6 +123,24 @@ namespace {
         EXPECT_EQ(plain->cpuTimeAsOf, 0);
     }
 
+    // Issue 22: perf-ring's lost and foreign samples, after the counts, only for that mechanism.
+    TEST(PpeWriter, RingDroppedSamplesAreWrittenAndReadBack)
+    {
+        const auto golden = makeGoldenProfile();
+        ProfileRecord& r = golden->record;
+        r.ringLost = 1234;
+        r.ringForeign = 56;
+        EXPECT_EQ(writtenText(golden->output()).find("ring-dropped"), std::string::npos) << "not for perf-task-clock";
+        std::strcpy(r.mechanism, "perf-ring");
+        const std::string text = writtenText(golden->output());
+        EXPECT_NE(text.find("\ncount total 4294967371\nring-dropped 1234 56\n"), std::string::npos) << text;
+        const Result<Profile> parsed = parseProfile(text, "ring.ppe");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+        EXPECT_EQ(parsed->ringLost, 1234u);
+        EXPECT_EQ(parsed->ringForeign, 56u);
+        EXPECT_EQ(parsed->mechanism, "perf-ring");
+    }
+
     TEST(PpeWriter, BadDescriptorReturnsTheErrno)
     {
         const auto golden = makeGoldenProfile();

@@ -244,5 +244,48 @@ namespace {
         EXPECT_NE(text.find("(functions unknown: no such file)"), std::string::npos) << text;
     }
 
+    // Fewer samples than the CPU time should have given (a thread that blocks the sampling signal)
+    // are said in words, with the likely reason for the mechanism.
+    TEST(BuildReport, MissingSamplesAreSaidWithTheirLikelyReason)
+    {
+        const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1100 } } } };
+        Profile p = profileWith({ { 0x1010, 2000 } });
+        p.requestedRate = 2000;
+        p.activeTime = 2.0;
+        p.cpuUser = 1.8; // the perf mechanisms sample user time only: 3600 samples expected
+        p.cpuSystem = 0.2;
+        p.mechanism = "perf-task-clock";
+        Report r = buildReport(p, modules);
+        EXPECT_DOUBLE_EQ(r.totals.expectedSamples, 3600.0);
+        EXPECT_NEAR(r.totals.sampledPercent, 55.56, 0.01);
+        ASSERT_EQ(r.warnings.size(), 1u);
+        EXPECT_EQ(r.warnings[0],
+            "only 56% of the samples the process's CPU time should have given were taken (2000 of 3600): threads "
+            "that block signals are not sampled by signal mechanisms (perf-task-clock); try PPE_TIMER=ring");
+        EXPECT_NE(renderTextReport(r).find("\n Samples missing: only 56%"), std::string::npos);
+
+        p.mechanism = "itimer-prof"; // counts system time too: 4000 expected
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("only 50% "), std::string::npos) << r.totals.missingSamples;
+        EXPECT_NE(r.totals.missingSamples.find("scheduler tick"), std::string::npos) << r.totals.missingSamples;
+
+        p.mechanism = "perf-ring";
+        p.ringLost = 1500;
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("the kernel lost 1500 samples to full ring buffers"), std::string::npos)
+            << r.totals.missingSamples;
+        EXPECT_NE(renderTextReport(r).find(" Ring buffers: 1500 samples lost"), std::string::npos);
+
+        p.mechanism = "posix-timer"; // a rate of wall time: not comparable with CPU time
+        EXPECT_TRUE(buildReport(p, modules).warnings.empty());
+        p.mechanism = "perf-task-clock";
+        p.activeTime = 0.05; // 90 samples expected: too few to tell
+        EXPECT_TRUE(buildReport(p, modules).warnings.empty());
+        p.activeTime = 1.3; // 2340 expected, 85 % taken
+        r = buildReport(p, modules);
+        EXPECT_TRUE(r.warnings.empty());
+        EXPECT_NEAR(r.totals.sampledPercent, 85.47, 0.01);
+    }
+
 } // namespace
 } // namespace ppe::formatter

@@ -93,6 +93,10 @@ struct ProfileRecord {
     // Appended for parallel jobs (issue 20): the process's MPI or Slurm rank, when rankKnown.
     uint32_t rankKnown;
     uint64_t rank;
+
+    // Appended for the perf-ring mechanism (issue 22): samples the drain could not take.
+    uint64_t ringLost; // the kernel's PERF_RECORD_LOST: a ring was full
+    uint64_t ringForeign; // samples of other processes (forked children that inherited the events)
 };
 
 // The sum of all categories.

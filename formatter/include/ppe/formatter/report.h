@@ -86,6 +86,12 @@ struct Totals {
     double cpuSystemPercent = 0;
     double unsampledKernelSeconds = 0; // system time the mechanism takes no samples of (perf-task-clock)
     double intervalMs = 0; // the sample interval
+    // The CPU-time mechanisms' samples against what the process's CPU time should have given at the
+    // requested rate (user time only for the perf mechanisms, which exclude the kernel): 0 when not
+    // worked out (a real-time timer, a remote sampler, too little CPU time to tell).
+    double expectedSamples = 0;
+    double sampledPercent = 0; // of expectedSamples
+    std::string missingSamples; // below 80 %: that said in words, with the likely reason; else ""
     uint64_t lastAddress = 0; // of the range, inclusive
     uint64_t rangeBytes = 0;
 };

@@ -98,6 +98,9 @@ struct Profile {
     std::array<uint64_t, kCategoryCount> counts {};
     uint64_t saturated = 0;
     uint64_t total = 0;
+    // perf-ring's samples the drain could not take: the kernel lost them (a ring was full), or
+    // they were another process's (not in any count). 0 in files without the record.
+    uint64_t ringLost = 0, ringForeign = 0;
 
     // A remote sampler's records (ppe-arc, docs/ppe-format.md "Remote sampling"); empty otherwise.
     std::string remoteServer, remoteTarget, remoteMode, remotePc, remoteInterrupt, remoteError;

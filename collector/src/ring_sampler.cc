@@ -1,0 +1,375 @@
+#include "ring_sampler.h"
+
+#include "service_thread.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    constexpr int kMaxRings = 1024; // CPUs
+    constexpr uint64_t kMinDataPages = 8;
+    constexpr uint64_t kMaxDataPages = 128; // perf_event_mlock_kb (516 KiB) allows 128 + 1 pages per CPU
+    constexpr uint64_t kBufferedNs = 200'000'000; // a ring holds this much of one CPU's samples
+    constexpr uint64_t kMinPeriodNs = 1'000'000;
+    constexpr uint64_t kMaxPeriodNs = 50'000'000;
+    constexpr int kHighFd = 512; // keep our descriptors out of the program's way
+
+    struct SampleRecord { // PERF_SAMPLE_IP | PERF_SAMPLE_TID
+        perf_event_header header;
+        uint64_t ip;
+        uint32_t pid;
+        uint32_t tid;
+    };
+
+    struct LostRecord { // PERF_RECORD_LOST
+        perf_event_header header;
+        uint64_t id;
+        uint64_t lost;
+    };
+
+    struct Ring {
+        int fd = -1;
+        char* base = nullptr; // the metadata page, then dataBytes of ring
+    };
+
+    struct State {
+        Ring rings[kMaxRings];
+        std::atomic<int> count { 0 }; // rings published to the drain
+        int cpus = 0; // CPUs configured, found at the first opening (sysconf allocates: not in a child)
+        uint64_t intervalNs = 0;
+        uint64_t dataPages = 0; // per ring, a power of two
+        uint64_t dataBytes = 0;
+        size_t pageBytes = 0;
+        RingHooks hooks {};
+        pid_t pid = 0;
+        std::atomic<bool> draining { false };
+        int job = -1; // the collector thread's drain
+        uint64_t periodNs = 0; // its period now
+        uint64_t fixedPeriodNs = 0; // PPE_RING_DRAIN_MS: never adapted
+    };
+
+    State g_rings;
+
+    int moveHigh(int fd)
+    {
+        const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
+        if (high < 0)
+            return fd;
+        close(fd);
+        return high;
+    }
+
+    perf_event_attr ringAttr(uint64_t periodNs, bool recent)
+    {
+        perf_event_attr attr {};
+        attr.size = sizeof(attr);
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = PERF_COUNT_SW_TASK_CLOCK;
+        attr.sample_period = periodNs;
+        attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+        attr.disabled = 1;
+        attr.inherit = 1; // threads created later are counted too
+        attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
+        attr.exclude_hv = 1;
+        attr.wakeup_events = 0; // nobody polls: the collector thread drains on its own period
+        if (recent) { // Linux 5.13
+            attr.inherit_thread = 1; // forked processes open their own rings...
+            attr.remove_on_exec = 1; // ...and a new image is not sampled into rings nobody reads
+        }
+        return attr;
+    }
+
+    // The event of `cpu`, with the 5.13 flags when the kernel has them; -1 with errno on failure.
+    int openEvent(int cpu, uint64_t periodNs)
+    {
+        perf_event_attr attr = ringAttr(periodNs, true);
+        long fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0 && errno != EACCES && errno != EPERM && errno != ENODEV) {
+            attr = ringAttr(periodNs, false);
+            fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        }
+        return fd < 0 ? -1 : moveHigh(int(fd));
+    }
+
+    char* mapRing(int fd)
+    {
+        const State& s = g_rings;
+        void* memory = mmap(nullptr, (1 + s.dataPages) * s.pageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        return memory == MAP_FAILED ? nullptr : static_cast<char*>(memory);
+    }
+
+    // Unmaps and closes the published rings (none may be draining).
+    void releaseRings()
+    {
+        State& s = g_rings;
+        const int count = s.count.exchange(0, std::memory_order_acq_rel);
+        for (int i = 0; i < count; ++i) {
+            munmap(s.rings[i].base, (1 + s.dataPages) * s.pageBytes);
+            close(s.rings[i].fd);
+        }
+    }
+
+    uint64_t powerOfTwoAtLeast(uint64_t n)
+    {
+        uint64_t p = 1;
+        while (p < n)
+            p *= 2;
+        return p;
+    }
+
+    uint64_t pagesFor(uint64_t intervalNs, uint64_t pageBytes)
+    {
+        const uint64_t samples = kBufferedNs / (intervalNs ? intervalNs : 1) + 1;
+        const uint64_t pages = powerOfTwoAtLeast((samples * sizeof(SampleRecord) + pageBytes - 1) / pageBytes);
+        return pages < kMinDataPages ? kMinDataPages : pages > kMaxDataPages ? kMaxDataPages : pages;
+    }
+
+    const char* refusal(int error)
+    {
+        return error == EACCES || error == EPERM ? "perf events not permitted (kernel.perf_event_paranoid > 2?)"
+                                                 : "perf_event_open failed (no software task-clock events?)";
+    }
+
+    // Opens the rings of every online CPU into g_rings (count 0 on entry); 0 or the errno of the
+    // first failure, all or none: a CPU without its ring would run threads that are never sampled.
+    int openEach()
+    {
+        State& s = g_rings;
+        int opened = 0;
+        for (int cpu = 0; cpu < s.cpus; ++cpu) {
+            const int fd = openEvent(cpu, s.intervalNs);
+            if (fd < 0 && errno == ENODEV)
+                continue; // an offline CPU runs nothing
+            char* base = fd < 0 ? nullptr : mapRing(fd);
+            if (!base) {
+                const int error = errno;
+                if (fd >= 0)
+                    close(fd);
+                releaseRings();
+                return fd < 0 ? error : error == EPERM ? ENOMEM : error; // mmap's EPERM: the locked-memory limit
+            }
+            s.rings[opened++] = Ring { fd, base };
+            s.count.store(opened, std::memory_order_release);
+        }
+        return opened ? 0 : ENODEV;
+    }
+
+    // openEach, with smaller rings while the locked-memory limit refuses them (many processes of
+    // one user, each with rings on every CPU, share perf_event_mlock_kb).
+    bool openAll(const char** why)
+    {
+        State& s = g_rings;
+        for (;;) {
+            const int error = openEach();
+            if (!error)
+                return true;
+            if (error != ENOMEM || s.dataPages == 1) {
+                *why = error == ENOMEM ? "cannot map the perf ring buffers (locked memory limit?)" : refusal(error);
+                return false;
+            }
+            s.dataPages /= 2;
+            s.dataBytes = s.dataPages * s.pageBytes;
+        }
+    }
+
+    void copyOut(const char* data, uint64_t mask, uint64_t at, void* out, size_t bytes)
+    {
+        const uint64_t start = at & mask;
+        const uint64_t first = bytes < mask + 1 - start ? bytes : mask + 1 - start;
+        std::memcpy(out, data + start, first);
+        std::memcpy(static_cast<char*>(out) + first, data, bytes - first);
+    }
+
+    struct DrainCounts {
+        uint64_t lost = 0;
+        uint64_t foreign = 0;
+        uint64_t fullest = 0; // bytes found in the fullest ring
+    };
+
+    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, DrainCounts& c)
+    {
+        const State& s = g_rings;
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(SampleRecord)) {
+            SampleRecord r;
+            copyOut(data, mask, at, &r, sizeof(r));
+            if (pid_t(r.pid) != s.pid)
+                ++c.foreign;
+            else if (!s.hooks.quietThread || pid_t(r.tid) != s.hooks.quietThread())
+                s.hooks.sample(uintptr_t(r.ip), pid_t(r.tid), 1);
+        } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
+            LostRecord r;
+            copyOut(data, mask, at, &r, sizeof(r));
+            c.lost += r.lost;
+        }
+    }
+
+    // Reads the records between the kernel's head and our tail, then hands the space back.
+    void drainRing(const Ring& ring, DrainCounts& c)
+    {
+        const State& s = g_rings;
+        auto* meta = reinterpret_cast<perf_event_mmap_page*>(ring.base);
+        const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+        uint64_t tail = meta->data_tail;
+        c.fullest = head - tail > c.fullest ? head - tail : c.fullest;
+        const char* data = ring.base + s.pageBytes;
+        const uint64_t mask = s.dataBytes - 1;
+        while (head - tail >= sizeof(perf_event_header)) {
+            perf_event_header h;
+            copyOut(data, mask, tail, &h, sizeof(h));
+            if (h.size < sizeof(h) || h.size > head - tail)
+                break; // cannot be: the kernel writes whole records
+            take(data, mask, tail, h, c);
+            tail += h.size;
+        }
+        __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    }
+
+    // Takes `draining` from a drain under way on the collector thread. A drain takes microseconds,
+    // so a second's wait means a stopped thread: go on without it.
+    void holdDrain()
+    {
+        for (int waits = 0; g_rings.draining.exchange(true, std::memory_order_acquire) && waits < 10'000; ++waits) {
+            const timespec pause { 0, 100'000 };
+            nanosleep(&pause, nullptr);
+        }
+    }
+
+    // Drains every ring while holding `draining`.
+    DrainCounts drainHeld()
+    {
+        State& s = g_rings;
+        DrainCounts c;
+        const int count = s.count.load(std::memory_order_acquire);
+        for (int i = 0; i < count; ++i)
+            drainRing(s.rings[i], c);
+        if ((c.lost || c.foreign) && s.hooks.dropped)
+            s.hooks.dropped(c.lost, c.foreign);
+        return c;
+    }
+
+    // Drains every ring; returns what it dropped and the fullest ring's bytes (none: a drain was
+    // already under way on another thread).
+    DrainCounts drainAll()
+    {
+        State& s = g_rings;
+        if (s.draining.exchange(true, std::memory_order_acquire))
+            return {};
+        const DrainCounts c = drainHeld();
+        s.draining.store(false, std::memory_order_release);
+        return c;
+    }
+
+    // The longest drain period: a quarter of a ring's fill time at the asked rate, and often enough
+    // that the live file (a SIGKILL's profile) is never far behind.
+    uint64_t longestPeriodNs()
+    {
+        const uint64_t quarter = ringFillNs() / 4;
+        return quarter < kMinPeriodNs ? kMinPeriodNs : quarter > kMaxPeriodNs ? kMaxPeriodNs : quarter;
+    }
+
+    // On the collector thread. A ring found half full (or samples lost) halves the period; one
+    // found nearly empty doubles it back, up to longestPeriodNs: more threads than CPUs or a
+    // scheduler that runs the program on fewer CPUs change nothing, one CPU's samples fill one ring.
+    void drainJob(uint64_t)
+    {
+        State& s = g_rings;
+        const DrainCounts c = drainAll();
+        if (s.fixedPeriodNs)
+            return;
+        uint64_t period = s.periodNs;
+        if (c.lost || c.fullest * 2 > s.dataBytes)
+            period = period / 2 < kMinPeriodNs ? kMinPeriodNs : period / 2;
+        else if (c.fullest * 8 < s.dataBytes)
+            period = period * 2 > longestPeriodNs() ? longestPeriodNs() : period * 2;
+        if (period != s.periodNs) {
+            s.periodNs = period;
+            setServiceJobPeriod(s.job, period);
+        }
+    }
+
+} // namespace
+
+bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char** why)
+{
+    State& s = g_rings;
+    holdDrain(); // no drain of the collector thread while the rings change
+    drainHeld(); // an earlier opening's last samples (ppe_set)
+    releaseRings();
+    if (!s.cpus) {
+        const long cpus = sysconf(_SC_NPROCESSORS_CONF);
+        s.cpus = cpus < 1 ? 1 : cpus > kMaxRings ? kMaxRings : int(cpus);
+    }
+    s.pageBytes = size_t(sysconf(_SC_PAGESIZE));
+    s.intervalNs = intervalNs;
+    s.hooks = hooks;
+    s.pid = getpid();
+    s.dataPages = size.dataPages ? powerOfTwoAtLeast(size.dataPages) : pagesFor(intervalNs, s.pageBytes);
+    s.dataBytes = s.dataPages * s.pageBytes;
+    s.fixedPeriodNs = size.drainNs;
+    const bool opened = openAll(why);
+    s.draining.store(false, std::memory_order_release);
+    return opened;
+}
+
+void enableRings(bool on)
+{
+    const State& s = g_rings;
+    const int count = s.count.load(std::memory_order_acquire);
+    for (int i = 0; i < count; ++i)
+        ioctl(s.rings[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void drainRings() { drainAll(); }
+
+uint64_t ringFillNs()
+{
+    const State& s = g_rings;
+    return s.dataBytes / sizeof(SampleRecord) * s.intervalNs;
+}
+
+bool startRingDrain(const char** why)
+{
+    State& s = g_rings;
+    s.periodNs = s.fixedPeriodNs ? s.fixedPeriodNs : longestPeriodNs();
+    if (s.job < 0) // an earlier arming's job adapts its period to the new rings by itself
+        s.job = addServiceJob(drainJob, s.periodNs);
+    if (s.job < 0) {
+        *why = "no room for the ring buffers' drain on the collector thread";
+        return false;
+    }
+    return startServiceThread(why);
+}
+
+bool reopenRingsInChild(const char** why)
+{
+    State& s = g_rings;
+    // Not inherited (the kernel maps perf buffers VM_DONTCOPY), and the child may have mapped
+    // something else there since: forget them, never unmap.
+    const int count = s.count.exchange(0, std::memory_order_acq_rel);
+    for (int i = 0; i < count; ++i)
+        close(s.rings[i].fd);
+    s.draining.store(false, std::memory_order_relaxed);
+    s.pid = getpid();
+    return openAll(why);
+}
+
+void closeRings()
+{
+    holdDrain();
+    drainHeld(); // their last samples
+    releaseRings();
+    g_rings.draining.store(false, std::memory_order_release);
+}
+
+} // namespace ppe

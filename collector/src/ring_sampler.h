@@ -1,0 +1,63 @@
+// The perf-ring mechanism: sampling without signals. One PERF_COUNT_SW_TASK_CLOCK event per online
+// CPU for this process (pid 0, cpu i, inherited by its threads), each writing a sample (PC, pid,
+// tid) into a ring buffer the collector maps; the collector thread (service_thread.h) drains the
+// rings every few milliseconds into the histogram. Nothing is ever sent to a program thread: a
+// thread that blocks every signal is sampled like any other, no system call returns EINTR, and the
+// program's signal dispositions are untouched. Allowed at perf_event_paranoid 2 (exclude_kernel);
+// a per-task inherited event (cpu -1) would be simpler, but the kernel refuses to map its buffer.
+//
+// A forked child's samples (kernels without inherit_thread let it inherit the events, which then
+// write into the parent's rings) are dropped by pid and counted as foreign; the child opens rings of
+// its own. Samples the kernel could not write because a ring was full come as PERF_RECORD_LOST and
+// are counted as lost.
+#pragma once
+
+#include <cstdint>
+#include <sys/types.h>
+
+namespace ppe {
+
+struct RingHooks {
+    // A sample of thread `tid` of this process at `pc`; on the draining thread, never in a signal handler.
+    void (*sample)(uintptr_t pc, pid_t tid, uint64_t weight);
+    // Samples the drain dropped since the previous call: `lost` to full rings, `foreign` of other
+    // processes. Called only when one of them is not 0.
+    void (*dropped)(uint64_t lost, uint64_t foreign);
+    pid_t (*quietThread)(); // the collector's own thread, whose samples are dropped
+};
+
+// Tests that force an overflow set these (PPE_RING_PAGES, PPE_RING_DRAIN_MS); 0 otherwise.
+struct RingSize {
+    uint64_t dataPages; // per ring, rounded up to a power of two; 0: for 0.2 s of one CPU's samples
+    uint64_t drainNs; // a fixed drain period; 0: adapted to what the drains find
+};
+
+// Opens and maps one ring per online CPU, disabled, for a sample every `intervalNs` of CPU time.
+// Returns false and sets *why when the kernel refuses. Not signal-safe (only system calls, but it
+// closes the rings of an earlier opening).
+bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char** why);
+
+// Enables or disables the events. Signal-safe.
+void enableRings(bool on);
+
+// Drains every ring into the hooks. Takes no lock, allocates nothing; a drain already under way on
+// another thread makes this one return at once. Signal-safe.
+void drainRings();
+
+// How long a ring takes to fill at the asked rate when one CPU runs the program all the time: the
+// drain must come well before (the collector thread's job period adapts to what it finds).
+uint64_t ringFillNs();
+
+// Adds the drain to the collector thread's jobs (once; later calls set its period) and starts that
+// thread. Not signal-safe.
+bool startRingDrain(const char** why);
+
+// In a forked child: forgets the parent's rings (their mappings are not inherited, their
+// descriptors are closed) and opens the child's own. Signal-safe.
+bool reopenRingsInChild(const char** why);
+
+// Drains, closes and unmaps the rings (a drain under way on another thread finishes first).
+// Signal-safe.
+void closeRings();
+
+} // namespace ppe
