@@ -3,6 +3,7 @@
 #include "image.h"
 #include "ppe/core/output_file.h"
 #include "proc_maps.h"
+#include "ring_sampler.h"
 
 #include <atomic>
 #include <cstring>
@@ -132,6 +133,7 @@ int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
                 buildIdSize = readBuildIdOfMapping(s->closing[i].start, s->closing[i].end, buildId, kMaxBuildId);
         }
     }
+    drainRingsNow(); // samples of the object still in perf-ring's buffers, while it is mapped
     const int result = realDlclose(handle);
     // Only what dlclose really unmapped: another handle may keep the object loaded.
     if (result == 0 && closing && readMapsInto(s->maps, &maps)) {

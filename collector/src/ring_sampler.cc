@@ -332,6 +332,15 @@ void enableRings(bool on)
 
 void drainRings() { drainAll(); }
 
+void drainRingsNow()
+{
+    if (g_rings.count.load(std::memory_order_acquire) == 0)
+        return;
+    holdDrain();
+    drainHeld();
+    g_rings.draining.store(false, std::memory_order_release);
+}
+
 uint64_t ringFillNs()
 {
     const State& s = g_rings;

@@ -44,6 +44,11 @@ void enableRings(bool on);
 // another thread makes this one return at once. Signal-safe.
 void drainRings();
 
+// Drains every ring now, after a drain under way on the collector thread: dlclose calls it before
+// it unmaps code whose samples may still wait in the rings (drained later, their addresses would
+// belong to nothing, or to the next object mapped there). Waits; not for a signal handler.
+void drainRingsNow();
+
 // How long a ring takes to fill at the asked rate when one CPU runs the program all the time: the
 // drain must come well before (the collector thread's job period adapts to what it finds).
 uint64_t ringFillNs();
