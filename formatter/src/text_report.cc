@@ -47,6 +47,28 @@ namespace {
             out += fmt::format(" Sampling ended early: {}\n", p.remoteError);
     }
 
+    // `label` then `text`, its words wrapped at 100 columns under the text's first column.
+    void wrappedLine(std::string& out, const std::string& label, const std::string& text)
+    {
+        constexpr size_t kWidth = 100;
+        std::string line = label;
+        size_t start = 0;
+        while (start < text.size()) {
+            size_t end = text.find(' ', start);
+            end = end == std::string::npos ? text.size() : end;
+            const std::string word = text.substr(start, end - start);
+            if (line.size() > label.size() && line.size() + 1 + word.size() > kWidth) {
+                out += line + "\n";
+                line = std::string(label.size(), ' ');
+            } else if (line.size() > label.size()) {
+                line += ' ';
+            }
+            line += word;
+            start = end + 1;
+        }
+        out += line + "\n";
+    }
+
     bool hasInstructions(const Report& r)
     {
         return std::any_of(r.lines.begin(), r.lines.end(), [](const ModuleLines& m) {
@@ -72,7 +94,7 @@ namespace {
         out += fmt::format(
             " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
         if (!t.missingSamples.empty())
-            out += fmt::format(" Samples missing: {}\n", t.missingSamples);
+            wrappedLine(out, " Samples missing: ", t.missingSamples);
         if (p.ringLost || p.ringForeign)
             out += fmt::format(" Ring buffers: {} samples lost (a ring was full), {} of other processes dropped\n",
                 p.ringLost, p.ringForeign);

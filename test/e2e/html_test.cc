@@ -125,7 +125,7 @@ namespace {
         const RunResult out
             = runProgram({ PPEOUT, "--asm", kExamples + "/simp.map", ppe, "-", kExamples + "/simp.lis" });
         ASSERT_EQ(out.status, 0) << out.err;
-        EXPECT_EQ(withoutFewStrayHits(out.err), "");
+        EXPECT_EQ(withoutBenignWarnings(out.err), "");
         const Instruction hottest = expectHottestInLoop(out.out);
         // The listing's own text for it: the statement as gas shows it, blanks made one space.
         const std::string listing = readFile(kExamples + "/simp.lis");
@@ -141,7 +141,7 @@ namespace {
         const std::string ppe = profileSimp(dir);
         const RunResult out = runProgram({ PPEOUT, "--asm", ppe, "-" });
         ASSERT_EQ(out.status, 0) << out.err;
-        EXPECT_EQ(withoutFewStrayHits(out.err), "");
+        EXPECT_EQ(withoutBenignWarnings(out.err), "");
         const Instruction hottest = expectHottestInLoop(out.out);
         // LLVM decodes the instructions objdump does, at the same addresses.
         const RunResult dump = runProgram({ "objdump", "-d", "--no-show-raw-insn", kExamples + "/simp" });
@@ -212,7 +212,7 @@ namespace {
         const RunResult out = runProgram(
             { PPEOUT, "--format", "html", "--asm", kExamples + "/simp.map", ppe, page, kExamples + "/simp.lis" });
         ASSERT_EQ(out.status, 0) << out.err;
-        EXPECT_EQ(withoutFewStrayHits(out.err), "");
+        EXPECT_EQ(withoutBenignWarnings(out.err), "");
         const std::string html = readFile(page);
         EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)\s*=\s*["']?\s*(https?:|//))")));
         const std::string browser = findChromium();

@@ -52,10 +52,11 @@ const TextRow& busiest(const std::vector<TextRow>& rows);
 
 std::string trim(const std::string& s);
 
-// ppeout's stderr without its warning of stray hits when they are at most `maxPercent` of the
-// in-range hits: a sample may land in a PLT stub or start-up code of any program, so "no
-// warnings" means none other than a few of those.
-std::string withoutFewStrayHits(const std::string& err, double maxPercent = 0.5);
+// ppeout's stderr without the warnings any run may give: stray hits when they are at most
+// `maxPercent` of the in-range hits (a sample may land in a PLT stub or start-up code of any
+// program), and the missing samples of itimer-prof, the fallback where perf events are refused
+// (it fires on the scheduler tick, whatever rate is asked). "No warnings" means none other.
+std::string withoutBenignWarnings(const std::string& err, double maxPercent = 0.5);
 
 // The 1-based number of the first line of `file` after line `from` whose text contains `text`
 // (fails the test and returns -1 when there is none).
