@@ -1,5 +1,6 @@
 #include "ring_sampler.h"
 
+#include "sampler.h"
 #include "service_thread.h"
 
 #include <atomic>
@@ -23,7 +24,6 @@ namespace {
     constexpr uint64_t kBufferedNs = 200'000'000; // a ring holds this much of one CPU's samples
     constexpr uint64_t kMinPeriodNs = 1'000'000;
     constexpr uint64_t kMaxPeriodNs = 50'000'000;
-    constexpr int kHighFd = 512; // keep our descriptors out of the program's way
 
     struct SampleRecord { // PERF_SAMPLE_IP | PERF_SAMPLE_TID
         perf_event_header header;
@@ -61,15 +61,6 @@ namespace {
 
     State g_rings;
 
-    int moveHigh(int fd)
-    {
-        const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
-        if (high < 0)
-            return fd;
-        close(fd);
-        return high;
-    }
-
     perf_event_attr ringAttr(uint64_t periodNs, bool recent)
     {
         perf_event_attr attr {};
@@ -99,7 +90,7 @@ namespace {
             attr = ringAttr(periodNs, false);
             fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
         }
-        return fd < 0 ? -1 : moveHigh(int(fd));
+        return fd < 0 ? -1 : moveFdHigh(int(fd));
     }
 
     char* mapRing(int fd)

@@ -29,7 +29,6 @@ namespace {
     constexpr int kMaxPerfEvents = 256;
     constexpr int kMaxThreads = 4096;
     constexpr unsigned kThreadRefreshTicks = 16;
-    constexpr int kHighFd = 512; // keep our descriptors out of the program's way
 
     struct State {
         Mechanism mechanism = Mechanism::None;
@@ -256,15 +255,6 @@ namespace {
 
     // ---- perf-task-clock ----
 
-    int moveHigh(int fd)
-    {
-        const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
-        if (high < 0)
-            return fd;
-        close(fd);
-        return high;
-    }
-
     int openTaskClock(pid_t tid, uint64_t periodNs)
     {
         perf_event_attr attr {};
@@ -281,7 +271,7 @@ namespace {
         attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
         attr.exclude_hv = 1;
         const long fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        return fd < 0 ? -1 : moveHigh(int(fd));
+        return fd < 0 ? -1 : moveFdHigh(int(fd));
     }
 
     void closePerfEvents()
@@ -565,6 +555,16 @@ bool rearmSamplerInChild(const char** why)
     if (wasRunning)
         runSampler(true);
     return true;
+}
+
+int moveFdHigh(int fd)
+{
+    constexpr int kHighFd = 512; // keep the collector's descriptors out of the program's way
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
 }
 
 } // namespace ppe

@@ -90,6 +90,10 @@ int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* 
 // Signal-safe.
 void drainSampler();
 
+// `fd` moved to a descriptor number at or above 512 (close-on-exec), out of the way of programs
+// that assume small numbers; `fd` itself when that fails. Signal-safe.
+int moveFdHigh(int fd);
+
 // In a forked child: timers and perf events are not inherited by processes (only by threads), so
 // create the child's own. Returns false (and sets *why) if that failed. Signal-safe.
 bool rearmSamplerInChild(const char** why);

@@ -1,5 +1,6 @@
 // End-to-end tests of the collector: real programs, linked and preloaded, under the real libppe.
 #include "elf_symbols.h"
+#include "profile_hits.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -23,16 +24,6 @@ namespace {
     const std::string kPrime = "1000000000000000003"; // simp runs ~1 s: sd's loop tries every odd divisor
 
     std::string example(const std::string& name) { return kExamples + "/" + name; }
-
-    uint64_t hitsIn(const Profile& p, const FunctionSymbol& f)
-    {
-        uint64_t hits = 0;
-        for (const Bin& b : p.bins) {
-            if (b.address + p.binWidth > f.address && b.address < f.address + f.size)
-                hits += b.count;
-        }
-        return hits;
-    }
 
     int countLines(const std::string& text, const std::string& prefix)
     {

@@ -3,6 +3,7 @@
 // forked child's samples stay out of the parent's profile; a killed run's live file holds the
 // drained samples; no system call is interrupted; a full ring's losses are counted.
 #include "elf_symbols.h"
+#include "profile_hits.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -21,16 +22,6 @@
 
 namespace ppe::testing {
 namespace {
-
-    uint64_t hitsIn(const Profile& p, const FunctionSymbol& f)
-    {
-        uint64_t hits = 0;
-        for (const Bin& b : p.bins) {
-            if (b.address + p.binWidth > f.address && b.address < f.address + f.size)
-                hits += b.count;
-        }
-        return hits;
-    }
 
     // work_blocked's share of the two work functions' samples, percent, and its binomial error.
     struct Split {
