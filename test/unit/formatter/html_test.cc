@@ -81,7 +81,8 @@ namespace {
         EXPECT_NE(page.find("<rect class=\"bar\""), std::string::npos);
         EXPECT_NE(page.find("<path class=\"err\""), std::string::npos);
         // Only the numbers of the model: Time % and its error as the text report has them.
-        const ModuleRow& top = smallReport().modules[0];
+        const Report model = smallReport();
+        const ModuleRow& top = model.modules[0];
         EXPECT_NE(page.find(fmt::format(">{:.2f}</td>", top.percent)), std::string::npos);
         EXPECT_NE(page.find(fmt::format(">{:.2f}</td>", top.error)), std::string::npos);
     }
