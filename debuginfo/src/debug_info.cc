@@ -75,6 +75,19 @@ namespace {
         return name;
     }
 
+    // Whether .eh_frame can name anything the report needs: with Options::onlyWanted, only when a
+    // wanted address is in code that neither DWARF nor a symbol describes (parsing every FDE's
+    // instructions costs more than the rest of a function table that DWARF already names).
+    bool framesWanted(const DebugInfo& info, const Options& options)
+    {
+        if (!options.onlyWanted)
+            return true;
+        const IntervalSet described = describedCode(info);
+        return std::any_of(options.wanted.begin(), options.wanted.end(), [&](const AddressRange& w) {
+            return isLoadedCode(info.segments, w.start) && !described.contains(w.start);
+        });
+    }
+
     // Code that neither DWARF nor a symbol names (stripped libraries) becomes one function per
     // .eh_frame FDE, up to the next named code; then all functions are sorted by lowest address.
     void addFrameFunctions(DebugInfo& info, const std::vector<AddressRange>& frames)
@@ -178,13 +191,12 @@ Result<DebugInfo> loadInProcess(const std::string& path, const Options& options,
         dwarf = split->elf;
     }
     const std::vector<Symbol> symbols = readSymbols(elf, split ? split->elf : nullptr);
-    const std::vector<AddressRange> frames = readDwarf ? frameRanges(elf) : std::vector<AddressRange>();
     DwarfReader reader(info, options, symbols);
     if (dwarf)
         reader.read(*dwarf);
     sortUnits(info);
     addSymbolFunctions(info, symbols);
-    addFrameFunctions(info, frames);
+    addFrameFunctions(info, readDwarf && framesWanted(info, options) ? frameRanges(elf) : std::vector<AddressRange>());
     sortLines(info.lines);
     annotateLines(info, reader.inlined());
     return info;

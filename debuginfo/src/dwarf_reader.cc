@@ -178,7 +178,10 @@ void DwarfReader::visitSubprogram(const DWARFDie& die, int unit, int outer)
         return; // a declaration, or discarded code
     if (outer < 0)
         addFunction(die, unit, ranges, entry);
-    visit(die, unit, outer < 0 ? int(m_info.functions.size()) - 1 : outer);
+    // Inside: inlined code and nested subprograms, which only the line analysis uses (a nested
+    // subprogram is never a function of its own: its code is named by its symbol).
+    if (m_options.lines)
+        visit(die, unit, outer < 0 ? int(m_info.functions.size()) - 1 : outer);
 }
 
 // Subprograms with code, and the inlined code in them, wherever they nest.
