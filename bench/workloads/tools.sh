@@ -1,11 +1,12 @@
 # Sourced by bench/accuracy.sh and bench/overhead.sh: builds the workloads and runs them under each
 # profiler the same way. Needs `build` (ppe's build directory) and `tmp` (a scratch directory).
 #
-# Tools: "ppe:MODE:TIMER" (MODE cpu or real; TIMER default for the collector's own choice, or a
-# PPE_TIMER value such as ring), perf, gperftools, gprof, plain (no profiler).
+# Tools: "ppe:MODE:TIMER" (MODE cpu or real; TIMER default for the collector's own choice, perf-ring
+# where the kernel allows it, or a PPE_TIMER value such as perf, the signal mechanism), perf,
+# gperftools, gprof, plain (no profiler).
 # PPE_CONFIGS lists the ppe rows; a PPE_TIMER that this build does not have falls back to another
 # mechanism, which the .ppe's `mechanism` record shows: such a row is "n/a (not in this build)".
-PPE_CONFIGS=${PPE_CONFIGS:-"ppe:cpu:default ppe:real:default ppe:cpu:ring ppe:real:ring"}
+PPE_CONFIGS=${PPE_CONFIGS:-"ppe:cpu:default ppe:real:default ppe:cpu:perf ppe:real:perf"}
 OTHER_TOOLS=${OTHER_TOOLS:-"perf gperftools gprof"}
 workloads_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ppe_lib=$(readlink -f "$build/collector/libppe.so")

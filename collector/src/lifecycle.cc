@@ -136,8 +136,8 @@ namespace {
         const char* why = mechanism == Mechanism::PerfRing
             ? (r.ringLost ? "the kernel lost samples to full ring buffers" : "the kernel throttled the perf events")
             : mechanism == Mechanism::ItimerProf
-            ? "itimer-prof fires only on the scheduler tick, and threads that block SIGPROF are not sampled; try "
-              "PPE_TIMER=ring"
+            ? "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, allowed "
+              "at kernel.perf_event_paranoid <= 2, take the asked rate)"
             : "threads that block signals are not sampled by signal mechanisms; try PPE_TIMER=ring";
         say({ "only ", Part::dec(taken * 100 / expected),
             "% of the samples the process's CPU time should have given "

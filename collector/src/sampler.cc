@@ -350,8 +350,14 @@ namespace {
         case Mechanism::PosixTimer:
             return createTimer(why);
         case Mechanism::PerfRing:
-            return allThreads ? openRings(s.intervalNs, s.hooks.ringSize, s.hooks.ring, why) && startRingDrain(why)
-                              : reopenRingsInChild(why);
+            if (!allThreads)
+                return reopenRingsInChild(why);
+            if (!openRings(s.intervalNs, s.hooks.ringSize, s.hooks.ring, why))
+                return false;
+            if (startRingDrain(why))
+                return true;
+            closeRings();
+            return false;
         case Mechanism::ItimerProf:
         case Mechanism::None:
             return true;
@@ -359,7 +365,7 @@ namespace {
         return true;
     }
 
-    Mechanism firstChoice(SampleMode mode, TimerChoice choice)
+    Mechanism firstChoice(TimerChoice choice)
     {
         switch (choice) {
         case TimerChoice::Perf:
@@ -369,21 +375,40 @@ namespace {
         case TimerChoice::Posix:
             return Mechanism::PosixTimer;
         case TimerChoice::Ring:
-            return Mechanism::PerfRing;
         case TimerChoice::Auto:
             break;
         }
-        // Both modes: running threads by their CPU time, never a signal to a blocked thread (real
-        // time adds the collector thread's scan of blocked threads, blocked_scan.h).
-        (void)mode;
-        return Mechanism::PerfTaskClock;
+        // Both modes: running threads by their CPU time, no signal at all (real time adds the
+        // collector thread's scan of blocked threads, blocked_scan.h).
+        return Mechanism::PerfRing;
     }
 
-    // PPE_TIMER=auto and =ring fall back to the process timer where perf events are refused.
-    bool fallsBack(TimerChoice choice, Mechanism mechanism)
+    // What is tried when `mechanism` cannot be armed: PPE_TIMER=auto and =ring go from perf-ring
+    // to perf-task-clock (the kernel lets no ring be mapped, e.g. locked memory) and from there to
+    // the tick-bound process timer (perf events refused). A mechanism asked for by name has none.
+    Mechanism fallback(TimerChoice choice, Mechanism mechanism)
     {
-        return (choice == TimerChoice::Auto && mechanism == Mechanism::PerfTaskClock)
-            || (choice == TimerChoice::Ring && mechanism == Mechanism::PerfRing);
+        if (choice != TimerChoice::Auto && choice != TimerChoice::Ring)
+            return Mechanism::None;
+        return mechanism == Mechanism::PerfRing     ? Mechanism::PerfTaskClock
+            : mechanism == Mechanism::PerfTaskClock ? Mechanism::ItimerProf
+                                                    : Mechanism::None;
+    }
+
+    int signalOf(Mechanism mechanism)
+    {
+        switch (mechanism) {
+        case Mechanism::PerfTaskClock:
+            return SIGTRAP;
+        case Mechanism::PosixTimer:
+            return timerSignal();
+        case Mechanism::ItimerProf:
+            return SIGPROF;
+        case Mechanism::PerfRing:
+        case Mechanism::None:
+            break;
+        }
+        return 0;
     }
 
 } // namespace
@@ -476,22 +501,23 @@ Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, S
     s.hooks = hooks;
     s.intervalNs = intervalNs;
     s.pid = getpid();
-    Mechanism mechanism = firstChoice(mode, choice);
-    const int signal = mechanism == Mechanism::PerfTaskClock ? SIGTRAP
-        : mechanism == Mechanism::PosixTimer                 ? timerSignal()
-                                                             : SIGPROF;
-    if (mechanism != Mechanism::PerfRing && !installHandler(signal, why))
-        return Mechanism::None;
-    if (!armMechanism(mechanism, true, why)) {
-        if (!fallsBack(choice, mechanism))
-            return Mechanism::None;
-        // CPU time without perf events: the tick-bound process timer.
+    (void)mode; // both modes sample by the same mechanisms
+    Mechanism mechanism = firstChoice(choice);
+    const char* ringRefused = nullptr;
+    for (;;) {
+        const int signal = signalOf(mechanism);
+        if ((!signal || installHandler(signal, why)) && armMechanism(mechanism, true, why))
+            break;
         if (mechanism == Mechanism::PerfRing)
-            say({ "perf-ring: ", *why, "; sampling by itimer-prof instead" });
-        mechanism = Mechanism::ItimerProf;
-        if (!installHandler(SIGPROF, why))
+            ringRefused = *why;
+        mechanism = fallback(choice, mechanism);
+        if (mechanism == Mechanism::None)
             return Mechanism::None;
     }
+    // Asked for by name, perf-ring says why it is not used (by default the mechanism in the
+    // profile's header is enough).
+    if (ringRefused && choice == TimerChoice::Ring)
+        say({ "perf-ring: ", ringRefused, "; sampling by ", mechanismName(mechanism), " instead" });
     s.mechanism = mechanism;
     s.armed.store(true, std::memory_order_release);
     return mechanism;

@@ -1,18 +1,21 @@
-// Where samples come from. Three mechanisms, chosen by what the kernel allows (and PPE_TIMER):
-//  - perf-task-clock (the default in both modes): one PERF_COUNT_SW_TASK_CLOCK event per thread with
-//    sigtrap=1, inherited by every thread created later; the kernel sends SIGTRAP to the thread
-//    whose CPU time ran out its period, at the asked rate (Linux >= 5.13, perf_event_paranoid <= 2).
-//    Only a running thread's user code is ever interrupted, so no system call returns EINTR. In
-//    real-time mode the collector thread adds the time of blocked threads (blocked_scan.h).
-//  - itimer-prof (fallback where perf events are refused): setitimer(ITIMER_PROF), SIGPROF to the running thread;
-//    process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
-//  - perf-ring (PPE_TIMER=ring, both modes): no signal at all; per-CPU task-clock events write samples
-//    into ring buffers that the collector thread drains (ring_sampler.h).
-//  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX timer; the thread
-//  that takes its
-//    signal (the real-time signal SIGRTMAX-3) forwards it with rt_tgsigqueueinfo() (carrying the
-//    sample's weight) to every other thread of the program, so each thread is sampled at the asked
-//    rate whether it runs or waits — and a sleeping thread's sleep is cut short (EINTR).
+// Where samples come from. Four mechanisms, chosen by what the kernel allows (and PPE_TIMER):
+//  - perf-ring (the default in both modes): no signal at all; per-CPU task-clock events write
+//    samples into ring buffers that the collector thread drains (ring_sampler.h). Threads that
+//    block signals are sampled too, and no system call returns EINTR.
+//  - perf-task-clock (where no ring can be mapped, e.g. the locked-memory limit; PPE_TIMER=perf):
+//    one PERF_COUNT_SW_TASK_CLOCK event per thread with sigtrap=1, inherited by every thread
+//    created later; the kernel sends SIGTRAP to the thread whose CPU time ran out its period, at
+//    the asked rate (Linux >= 5.13, perf_event_paranoid <= 2). Only a running thread's user code
+//    is ever interrupted, so no system call returns EINTR; a thread that blocks SIGTRAP is missed.
+//    In real-time mode (both perf mechanisms) the collector thread adds the time of blocked
+//    threads (blocked_scan.h).
+//  - itimer-prof (where perf events are refused): setitimer(ITIMER_PROF), SIGPROF to the running
+//    thread; process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
+//  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX
+//    timer; the thread that takes its signal (the real-time signal SIGRTMAX-3) forwards it with
+//    rt_tgsigqueueinfo() (carrying the sample's weight) to every other thread of the program, so
+//    each thread is sampled at the asked rate whether it runs or waits — and a sleeping thread's
+//    sleep is cut short (EINTR).
 // The collector's own thread (service_thread.h) blocks every signal: it is never sent a forwarded
 // sample, a SIGTRAP of its inherited perf event stays pending there, and a sample taken on it
 // anyway is dropped by the collector's hook.

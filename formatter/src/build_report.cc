@@ -383,8 +383,8 @@ namespace {
         if (p.mechanism == "perf-ring")
             return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate)";
         if (p.mechanism == "itimer-prof")
-            return "itimer-prof fires only on the scheduler tick, and threads that block SIGPROF are not sampled; "
-                   "try PPE_TIMER=ring";
+            return "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, "
+                   "allowed at kernel.perf_event_paranoid <= 2, take the asked rate)";
         return fmt::format(
             "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
     }

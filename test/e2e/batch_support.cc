@@ -1,4 +1,5 @@
 #include "batch_support.h"
+#include "profile_hits.h"
 
 #include <gtest/gtest.h>
 
@@ -133,9 +134,9 @@ void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double sla
     const double profiled = profile.cpuUser + profile.cpuSystem;
     EXPECT_NEAR(profiled, cpuSeconds, slackSeconds + 0.1 * cpuSeconds)
         << "the profile's CPU time is not the process's as /proc showed it";
-    // perf-task-clock samples at the asked rate of CPU time; the itimer-prof fallback (perf events
+    // The perf mechanisms sample at the asked rate of CPU time; the itimer-prof fallback (perf events
     // refused) only on the scheduler tick, so there the achieved rate is the measure.
-    const double rate = profile.mechanism == "perf-task-clock" ? profile.requestedRate : profile.achievedRate;
+    const double rate = takesAskedRate(profile) ? profile.requestedRate : profile.achievedRate;
     const double expected = cpuSeconds * rate;
     EXPECT_NEAR(double(profile.total), expected, slackSeconds * rate + 0.1 * expected)
         << profile.mechanism << " at " << rate << " Hz over " << cpuSeconds << " s of CPU";

@@ -1,4 +1,5 @@
-// Samples of a profile inside one function: the hits of every bin that meets its address range.
+// Samples of a profile inside one function: the hits of every bin that meets its address range; and
+// whether a profile's mechanism samples at the asked rate of CPU time.
 #pragma once
 
 #include "elf_symbols.h"
@@ -17,5 +18,9 @@ inline uint64_t hitsIn(const Profile& p, const FunctionSymbol& f)
     }
     return hits;
 }
+
+// perf-ring and perf-task-clock sample at the asked rate of (user) CPU time; itimer-prof, the
+// fallback where perf events are refused, only on the scheduler tick.
+inline bool takesAskedRate(const Profile& p) { return p.mechanism == "perf-ring" || p.mechanism == "perf-task-clock"; }
 
 } // namespace ppe::testing
