@@ -58,10 +58,11 @@ namespace {
     }
 
     // The rows of `files` agree between the two tables within three standard errors of their
-    // difference, plus 2.5 points: the two builds run different code (-flto inlines and schedules
-    // across files), so their true shares differ a little (gfortran's gram.f90 by up to ~5 points
-    // under load, 3 sigma being ~4.5). What must not happen, a file's time credited to another file
-    // or to a partition, moves tens of points.
+    // difference, plus 5 points: the two builds run different code (-flto inlines and schedules
+    // across files), and each run's true shares vary too: gfortran's gram.f90 measured 68.0-72.6 %
+    // over 16 runs of the two builds (binomial error 0.9), and 66.9 against 73.5 % in one run on a
+    // fresh machine, past the 2.5 points allowed before. What must not happen, a file's time
+    // credited to another file or to a partition, moves tens of points.
     void expectAgreement(const std::vector<Row>& plain, const std::vector<Row>& lto,
         const std::vector<std::string>& files, const std::string& reports)
     {
@@ -70,7 +71,7 @@ namespace {
             ASSERT_TRUE(a.contains(f)) << f << " without -flto\n" << reports;
             ASSERT_TRUE(b.contains(f)) << f << " with -flto\n" << reports;
             const double sigma = std::hypot(a.at(f).error, b.at(f).error);
-            EXPECT_LE(std::abs(a.at(f).percent - b.at(f).percent), 3 * sigma + 2.5) << f << "\n" << reports;
+            EXPECT_LE(std::abs(a.at(f).percent - b.at(f).percent), 3 * sigma + 5.0) << f << "\n" << reports;
         }
     }
 
