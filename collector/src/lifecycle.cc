@@ -313,7 +313,7 @@ void endPeriod()
 bool arm()
 {
     const char* why = nullptr;
-    g_ppe.mechanism = armSampler(g_ppe.config.mode, g_ppe.config.interval * 100, g_ppe.config.timer,
+    g_ppe.mechanism = armSampler(g_ppe.config.interval * 100, g_ppe.config.timer,
         SamplerHooks { onSample, onTick, serviceThreadId, RingHooks { onRingSample, onRingDropped, serviceThreadId },
             RingSize { g_ppe.config.ringPages, g_ppe.config.ringDrainMs * 1'000'000 } },
         &why);

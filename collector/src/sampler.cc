@@ -490,7 +490,7 @@ const char* mechanismName(Mechanism mechanism)
     return "none";
 }
 
-Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why)
+Mechanism armSampler(uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why)
 {
     State& s = g_sampler;
     closePerfEvents(); // from an earlier arming (ppe_set)
@@ -501,7 +501,6 @@ Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, S
     s.hooks = hooks;
     s.intervalNs = intervalNs;
     s.pid = getpid();
-    (void)mode; // both modes sample by the same mechanisms
     Mechanism mechanism = firstChoice(choice);
     const char* ringRefused = nullptr;
     for (;;) {

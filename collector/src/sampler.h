@@ -55,9 +55,9 @@ struct SamplerHooks {
     RingSize ringSize; // perf-ring: 0s but in tests that force an overflow
 };
 
-// Installs the signal handler and creates the timer or events, not yet running. On failure returns
-// Mechanism::None and sets *why. Not signal-safe.
-Mechanism armSampler(SampleMode mode, uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why);
+// Installs the signal handler and creates the timer or events, not yet running (both modes sample
+// by the same mechanisms). On failure returns Mechanism::None and sets *why. Not signal-safe.
+Mechanism armSampler(uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why);
 
 // Starts or stops the flow of signals (or of ring samples). Signal-safe.
 void runSampler(bool on);

@@ -76,23 +76,20 @@ namespace {
     }
 
     // Whether .eh_frame can name anything the report needs: with Options::onlyWanted, only when a
-    // wanted address is in code that neither DWARF nor a symbol describes (parsing every FDE's
-    // instructions costs more than the rest of a function table that DWARF already names).
-    bool framesWanted(const DebugInfo& info, const Options& options)
+    // wanted address is in code that neither DWARF nor a symbol describes (`named`; parsing every
+    // FDE's instructions costs more than the rest of a function table that DWARF already names).
+    bool framesWanted(const DebugInfo& info, const IntervalSet& named, const Options& options)
     {
         if (!options.onlyWanted)
             return true;
-        const IntervalSet described = describedCode(info);
-        return std::any_of(options.wanted.begin(), options.wanted.end(), [&](const AddressRange& w) {
-            return isLoadedCode(info.segments, w.start) && !described.contains(w.start);
-        });
+        return std::any_of(options.wanted.begin(), options.wanted.end(),
+            [&](const AddressRange& w) { return isLoadedCode(info.segments, w.start) && !named.contains(w.start); });
     }
 
     // Code that neither DWARF nor a symbol names (stripped libraries) becomes one function per
     // .eh_frame FDE, up to the next named code; then all functions are sorted by lowest address.
-    void addFrameFunctions(DebugInfo& info, const std::vector<AddressRange>& frames)
+    void addFrameFunctions(DebugInfo& info, const std::vector<AddressRange>& frames, const IntervalSet& named)
     {
-        const IntervalSet named = describedCode(info);
         for (const AddressRange& r : frames) {
             if (named.contains(r.start) || !isLoadedCode(info.segments, r.start))
                 continue;
@@ -196,7 +193,9 @@ Result<DebugInfo> loadInProcess(const std::string& path, const Options& options,
         reader.read(*dwarf);
     sortUnits(info);
     addSymbolFunctions(info, symbols);
-    addFrameFunctions(info, readDwarf && framesWanted(info, options) ? frameRanges(elf) : std::vector<AddressRange>());
+    const IntervalSet named = describedCode(info);
+    addFrameFunctions(
+        info, readDwarf && framesWanted(info, named, options) ? frameRanges(elf) : std::vector<AddressRange>(), named);
     sortLines(info.lines);
     annotateLines(info, reader.inlined());
     return info;
