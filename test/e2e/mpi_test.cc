@@ -71,13 +71,19 @@ namespace {
 #ifdef PPE_MPI_IMBALANCE
     const std::string kMpiProgram = PPE_MPI_IMBALANCE;
 
-    // mpirun as the tests run it: as root in containers, more ranks than cores, shared memory.
+    // mpirun as the tests run it: as root in containers, more ranks than cores, shared memory. Each run has
+    // its own session directory: two mpiruns under one TMPDIR share /tmp/ompi.HOST.UID, and the one that
+    // ends first removes it while the other is still creating its pid.N in it ("A call to mkdir was unable
+    // to create the desired directory", orte_init failed) when ctest runs the MPI tests side by side.
     RunResult mpirun(const std::vector<std::string>& program, const std::string& out)
     {
+        const TempDir session;
         std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
             "4", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
         argv.insert(argv.end(), program.begin(), program.end());
-        return runProgram(argv, { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" } });
+        return runProgram(argv,
+            { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
+                { "TMPDIR", session.path() } });
     }
 #define PPE_NEEDS_MPI()
 #else
