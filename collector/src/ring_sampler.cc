@@ -63,16 +63,8 @@ namespace {
 
     perf_event_attr ringAttr(uint64_t periodNs, bool recent)
     {
-        perf_event_attr attr {};
-        attr.size = sizeof(attr);
-        attr.type = PERF_TYPE_SOFTWARE;
-        attr.config = PERF_COUNT_SW_TASK_CLOCK;
-        attr.sample_period = periodNs;
+        perf_event_attr attr = taskClockAttr(periodNs);
         attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-        attr.disabled = 1;
-        attr.inherit = 1; // threads created later are counted too
-        attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
-        attr.exclude_hv = 1;
         attr.wakeup_events = 0; // nobody polls: the collector thread drains on its own period
         if (recent) { // Linux 5.13
             attr.inherit_thread = 1; // forked processes open their own rings...
@@ -85,12 +77,12 @@ namespace {
     int openEvent(int cpu, uint64_t periodNs)
     {
         perf_event_attr attr = ringAttr(periodNs, true);
-        long fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        int fd = openPerfEvent(attr, 0, cpu);
         if (fd < 0 && errno != EACCES && errno != EPERM && errno != ENODEV) {
             attr = ringAttr(periodNs, false);
-            fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+            fd = openPerfEvent(attr, 0, cpu);
         }
-        return fd < 0 ? -1 : moveFdHigh(int(fd));
+        return fd;
     }
 
     char* mapRing(int fd)

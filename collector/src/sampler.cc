@@ -257,21 +257,12 @@ namespace {
 
     int openTaskClock(pid_t tid, uint64_t periodNs)
     {
-        perf_event_attr attr {};
-        attr.size = sizeof(attr);
-        attr.type = PERF_TYPE_SOFTWARE;
-        attr.config = PERF_COUNT_SW_TASK_CLOCK;
-        attr.sample_period = periodNs;
-        attr.disabled = 1;
-        attr.inherit = 1; // threads created later get their own counter...
-        attr.inherit_thread = 1; // ...but forked processes do not: they arm their own
+        perf_event_attr attr = taskClockAttr(periodNs);
+        attr.inherit_thread = 1; // forked processes are not counted: they arm their own
         attr.remove_on_exec = 1; // required with sigtrap: the new image does not expect SIGTRAP
         attr.sigtrap = 1;
         attr.sig_data = kPerfCookie;
-        attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
-        attr.exclude_hv = 1;
-        const long fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        return fd < 0 ? -1 : moveFdHigh(int(fd));
+        return openPerfEvent(attr, tid, -1);
     }
 
     void closePerfEvents()
@@ -580,6 +571,26 @@ bool rearmSamplerInChild(const char** why)
     if (wasRunning)
         runSampler(true);
     return true;
+}
+
+perf_event_attr taskClockAttr(uint64_t periodNs)
+{
+    perf_event_attr attr {};
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.sample_period = periodNs;
+    attr.disabled = 1;
+    attr.inherit = 1; // threads created later are counted too
+    attr.exclude_kernel = 1; // allowed at perf_event_paranoid 2
+    attr.exclude_hv = 1;
+    return attr;
+}
+
+int openPerfEvent(perf_event_attr& attr, pid_t tid, int cpu)
+{
+    const long fd = syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd < 0 ? -1 : moveFdHigh(int(fd));
 }
 
 int moveFdHigh(int fd)

@@ -72,7 +72,8 @@ namespace {
         return main + other > 0 ? 100.0 * other / (main + other) : 0.0;
     }
 
-    class RingTest : public ::testing::Test {
+    // Tests of the perf mechanisms; RingTest's need perf-ring itself.
+    class PerfTest : public ::testing::Test {
     protected:
         TempDir m_dir;
 
@@ -105,6 +106,17 @@ namespace {
         }
     };
 
+    class RingTest : public PerfTest {
+    protected:
+        void SetUp() override
+        {
+            PerfTest::SetUp();
+            if (!IsSkipped() && !perfRingsAvailable())
+                GTEST_SKIP() << "perf events bound to a CPU, or their ring buffers, are refused here: perf-ring "
+                                "cannot run (it falls back to perf-task-clock)";
+        }
+    };
+
     // Mode and PPE_TIMER: perf-ring asked for by name, and by default.
     class SplitTest : public RingTest, public ::testing::WithParamInterface<std::tuple<std::string, std::string>> { };
 
@@ -124,7 +136,7 @@ namespace {
         EXPECT_EQ(run.err.find("% of the samples"), std::string::npos) << run.err;
     }
 
-    class SignalSplitTest : public RingTest, public ::testing::WithParamInterface<std::string> { };
+    class SignalSplitTest : public PerfTest, public ::testing::WithParamInterface<std::string> { };
 
     TEST_P(SignalSplitTest, SignalMechanismsMissItAndSaySamplesAreMissing)
     {
@@ -140,9 +152,17 @@ namespace {
             // itimer-prof gives them to the other thread, but fires only on the scheduler tick.
             const std::string text = report();
             const size_t said = text.find(" Samples missing: only ");
-            if (timer == "itimer" && p->achievedRate > 0.8 * p->requestedRate) {
-                EXPECT_EQ(said, std::string::npos) << text.substr(0, 2000);
-                continue;
+            if (timer == "itimer") {
+                // Short of the asked rate or not, by the collector's and the formatter's measure:
+                // the samples taken against those the CPU time should have given. Near the 80 % line
+                // their roundings may fall on different sides, so the messages are not judged there.
+                const double taken = double(p->total) / (p->activeTime * p->requestedRate);
+                if (std::abs(taken - 0.8) < 0.03)
+                    continue;
+                if (taken > 0.8) {
+                    EXPECT_EQ(said, std::string::npos) << text.substr(0, 2000);
+                    continue;
+                }
             }
             EXPECT_NE(said, std::string::npos) << text.substr(0, 2000);
             const char* why = timer == "perf" ? "try PPE_TIMER=ring" : "fires only on the scheduler tick";
@@ -161,7 +181,7 @@ namespace {
     // Where perf events bound to a CPU are refused (deny_perf_events --per-cpu: a stand-in for a
     // locked-memory limit that leaves no ring, which root cannot reach here), the default samples by
     // perf-task-clock at the asked rate, silently; asked for by name, perf-ring says why not.
-    TEST_F(RingTest, WithoutRingsTheDefaultIsPerfTaskClock)
+    TEST_F(PerfTest, WithoutRingsTheDefaultIsPerfTaskClock)
     {
         for (const std::string timer : { "auto", "ring" }) {
             SCOPED_TRACE(timer);

@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <spawn.h>
 #include <sstream>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -129,7 +130,8 @@ RunResult runProgram(const std::vector<std::string>& argv, const std::vector<Env
     return waitProgram(startProgram(argv, env, cwd));
 }
 
-bool perfEventsAvailable()
+// A disabled task-clock event of this process, on every CPU (cpu -1) or on one; -1 if refused.
+static int openTaskClock(int cpu)
 {
     perf_event_attr attr {};
     attr.size = sizeof attr;
@@ -137,10 +139,31 @@ bool perfEventsAvailable()
     attr.config = PERF_COUNT_SW_TASK_CLOCK;
     attr.exclude_kernel = 1;
     attr.disabled = 1;
-    const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    attr.sample_period = 1'000'000;
+    attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+    return int(syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+bool perfEventsAvailable()
+{
+    const int fd = openTaskClock(-1);
     if (fd < 0)
         return false;
-    close(int(fd));
+    close(fd);
+    return true;
+}
+
+bool perfRingsAvailable()
+{
+    const int fd = openTaskClock(0);
+    if (fd < 0)
+        return false;
+    const size_t bytes = 2 * size_t(sysconf(_SC_PAGESIZE)); // the header page and one of data
+    void* ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (ring == MAP_FAILED)
+        return false;
+    munmap(ring, bytes);
     return true;
 }
 

@@ -47,4 +47,9 @@ bool fileExists(const std::string& path);
 // suite run under test/support/deny_perf_events). Tests that need the mechanism skip otherwise.
 bool perfEventsAvailable();
 
+// True when this process may also open a task-clock event bound to a CPU and map its ring buffer,
+// as perf-ring does; false where those are refused (deny_perf_events --per-cpu, a locked-memory
+// limit), where the collector falls back to perf-task-clock.
+bool perfRingsAvailable();
+
 } // namespace ppe::testing

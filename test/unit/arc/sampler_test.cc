@@ -53,6 +53,7 @@ SamplerOptions stoppedThreadOnly()
 {
     SamplerOptions options;
     options.everyThread = false;
+    options.interval = std::chrono::microseconds(2000);
     return options;
 }
 
@@ -65,7 +66,6 @@ Sampled sampleOver(Script script, SamplerOptions options = stoppedThreadOnly(), 
     EXPECT_TRUE(session.negotiate().ok());
     PcReader reader(session, RegisterInfo { "pc", 32, 1, "code_ptr", "", "", 4 });
     EXPECT_TRUE(reader.probe().ok());
-    options.interval = std::chrono::microseconds(2000);
     options.seed = 1;
     options.stopWait = std::chrono::milliseconds(300);
     if (peerOptions.holdStops)
@@ -98,9 +98,14 @@ TEST(Sampler, SamplesUntilTheTargetExits)
 
 TEST(Sampler, PassesTheProgramsOwnSignalOn)
 {
-    // SIGALRM (14) stops the target by itself: it goes back with `C0e`, and is no sample.
+    // SIGALRM (14) stops the target by itself: it goes back with `C0e`, and is no sample. The stop
+    // is sent at once, but on a loaded machine the peer's thread may take longer than 2 ms to send
+    // it, and the sampler would interrupt first: the interval leaves it time.
+    SamplerOptions options = stoppedThreadOnly();
+    options.interval = std::chrono::milliseconds(250);
     Sampled run = sampleOver(opening() + Script { client("c"), server("T0ethread:01;"), client("C0e") }
-        + stopAt("10100000") + Script { client("c"), server("W00") });
+            + stopAt("10100000") + Script { client("c"), server("W00") },
+        options);
     EXPECT_EQ(run.peer, "");
     EXPECT_EQ(run.result.programSignals, 1u);
     EXPECT_EQ(run.pcs, (std::vector<uint64_t> { 0x1010 }));
