@@ -18,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -shared -fPIC -o "$tmp/floor.so" "$(dirname "$0")/signal_floor.c"
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+source "$(dirname "$0")/timing.sh"
 
 # measure COMMAND...: sets cpu and wall to the medians of $runs runs; rate to the median achieved
 # rate of the profile $tmp/m.ppe when the command writes one.
