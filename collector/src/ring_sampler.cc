@@ -1,5 +1,6 @@
 #include "ring_sampler.h"
 
+#include "perf_events.h"
 #include "sampler.h"
 #include "service_thread.h"
 

@@ -26,7 +26,6 @@
 
 #include <csignal>
 #include <cstdint>
-#include <linux/perf_event.h>
 #include <sys/time.h>
 #include <sys/types.h>
 
@@ -93,18 +92,6 @@ int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* 
 // the others). Not concurrently with the collector thread's drain (it returns at once then).
 // Signal-safe.
 void drainSampler();
-
-// What both perf mechanisms count: the user-mode CPU time (task clock) of the calling process's
-// threads, those created later included, one sample per `periodNs`; disabled until enabled.
-perf_event_attr taskClockAttr(uint64_t periodNs);
-
-// perf_event_open(attr, tid, cpu) close-on-exec, its descriptor moved high (moveFdHigh); -1 with
-// errno on failure. Signal-safe.
-int openPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
-
-// `fd` moved to a descriptor number at or above 512 (close-on-exec), out of the way of programs
-// that assume small numbers; `fd` itself when that fails. Signal-safe.
-int moveFdHigh(int fd);
 
 // In a forked child: timers and perf events are not inherited by processes (only by threads), so
 // create the child's own. Returns false (and sets *why) if that failed. Signal-safe.
