@@ -134,10 +134,10 @@ void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double sla
     const double profiled = profile.cpuUser + profile.cpuSystem;
     EXPECT_NEAR(profiled, cpuSeconds, slackSeconds + 0.1 * cpuSeconds)
         << "the profile's CPU time is not the process's as /proc showed it";
-    // The perf mechanisms sample at the asked rate of user CPU time (their events exclude the kernel:
-    // a loaded machine's page faults and scheduling can make a sixth of a task's time system time);
-    // the itimer-prof fallback (perf events refused) samples all CPU time, but only on the scheduler
-    // tick, so there the achieved rate is the measure.
+    // The perf mechanisms sample at the asked rate of user CPU time (their events exclude the kernel;
+    // the collector and formatter expect samples from the user share too); the itimer-prof fallback
+    // (perf events refused) samples all CPU time, but only on the scheduler tick, so there the
+    // achieved rate is the measure.
     const bool perf = takesAskedRate(profile);
     const double rate = perf ? profile.requestedRate : profile.achievedRate;
     const double userShare = perf && profiled > 0 ? profile.cpuUser / profiled : 1.0;
