@@ -31,8 +31,8 @@ constexpr uint64_t kEnough = 600; // samples in the three functions before share
 
 // Iterations of one() a round of split: about 10 us natively. The binomial errors hold only for
 // samples that are independent, so a round must be far shorter than the CPU time the target gets
-// between two samples; with split's default (about 0.2 ms a round) a loaded machine left the
-// target under one round between samples, and shares strayed beyond 3 errors (CI: 37 % for 30 %).
+// between two samples, which on a loaded machine can be well under split's default round (about
+// 0.2 ms).
 constexpr const char* kRound = "1000";
 
 // Runs ppe-arc sample against a server it starts with `spawn` ("{PORT}" replaced).
