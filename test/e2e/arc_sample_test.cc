@@ -72,7 +72,7 @@ uint64_t inThree(const std::map<std::string, uint64_t>& hits)
 // The three functions' hits fit 6:3:1: Pearson's chi-square over the three (2 degrees of freedom,
 // so P(chi2 > x) = exp(-x/2)) must not reject the truth at 1e-4. A 3-error band on each function
 // was 15 comparisons at 0.27 % each over the five split checks: a correct sampler failed about one
-// run of the suite in 40. This fails one in 2000, and with kEnough samples still rejects six and
+// run of the suite in 30. This fails one in 2000, and with kEnough samples still rejects six and
 // three off by 8 points each (52:38:10 in 600 samples: chi2 19.2).
 void expectSplit(const std::map<std::string, uint64_t>& hits)
 {
