@@ -9,7 +9,6 @@
 
 #include "ppe/profile/profile_reader.h"
 
-#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <gtest/gtest.h>
