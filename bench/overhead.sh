@@ -36,12 +36,15 @@ floor_section() {
     int=$((10000000 / rate))
     # Each ppe row against the floor of the signal it takes: the POSIX timer's for PPE_TIMER=posix,
     # perf task-clock's SIGTRAP for PPE_TIMER=perf in both modes (real time samples running threads
-    # so too). The default, perf-ring, takes no signal: bench/mechanisms.sh sets it against this floor.
+    # so too). perf-ring (the default where the kernel allows it) takes no signal: it pays the same
+    # task-clock interrupt as the SIGTRAP floor without the signal, so it is set against that floor.
     floor_row "empty handler, posix timer ${rate} Hz" env FLOOR_KIND=posix FLOOR_RATE=$rate LD_PRELOAD="$tmp/floor.so" "$prog" $arg
     ppe_row "ppe real time, PPE_TIMER=posix ${rate} Hz" env PPE_ON=1 PPE_TIMER=posix PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
     floor_row "empty SIGTRAP handler, perf task-clock ${rate} Hz" env FLOOR_KIND=perf FLOOR_RATE=$rate LD_PRELOAD="$tmp/floor.so" "$prog" $arg
     ppe_row "ppe real time (perf-task-clock) ${rate} Hz" env PPE_ON=1 PPE_TIMER=perf PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
     ppe_row "ppe cpu time (perf-task-clock) ${rate} Hz" env PPE_ON=1 PPE_TIMER=perf PPE_MODE=1 PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
+    ppe_row "ppe real time (perf-ring) ${rate} Hz" env PPE_ON=1 PPE_TIMER=ring PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
+    ppe_row "ppe cpu time (perf-ring) ${rate} Hz" env PPE_ON=1 PPE_TIMER=ring PPE_MODE=1 PPE_INT=$int PPE_OUT="$tmp/a.ppe" LD_PRELOAD="$lib" "$prog" $arg
     if tool_available perf; then
       floor_row "perf record -e cpu-clock -F ${rate}" perf record -q -e cpu-clock -F $rate -o "$tmp/perf.data" "$prog" $arg
     fi
@@ -103,7 +106,7 @@ args_of() {
 
 # side_by_side WORKLOAD RATES: one row per tool and rate; the plain run first.
 side_by_side() {
-  local w=$1 rate tool label wall cpu achieved plain_wall plain_cpu
+  local w=$1 rate tool label name wall cpu achieved plain_wall plain_cpu
   # shellcheck disable=SC2046
   read -r plain_wall plain_cpu <<<"$(measure plain 1 $(args_of "$w" 2000))"
   printf '%-11s %6s %-34s %7.3f %7.3f %7.3f %9s\n' "$w" - plain "$plain_wall" 1 1 -
@@ -125,7 +128,9 @@ side_by_side() {
       [ "$tool" != gprof ] || label="$label, fixed rate"
       printf '%-11s %6s %-34s %7.3f %7.3f %7.3f %9.0f\n' "$w" "$rate" "$label" "$wall" \
         "$(echo "$wall / $plain_wall" | bc -l)" "$(echo "$cpu / $plain_cpu" | bc -l)" "$achieved"
-      echo "$w $rate $tool $(echo "$wall / $plain_wall" | bc -l) $(echo "$cpu / $plain_cpu" | bc -l) $achieved" >>"$tmp/rows"
+      name=$tool
+      [[ $tool != ppe:*:default ]] || name="$tool($(default_mechanism))"
+      echo "$w $rate $name $(echo "$wall / $plain_wall" | bc -l) $(echo "$cpu / $plain_cpu" | bc -l) $achieved" >>"$tmp/rows"
     done
   done
 }

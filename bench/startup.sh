@@ -6,7 +6,9 @@
 #   as a ratio to the program without the collector, the median of 3 batches taken in turn;
 # - memory: the resident set (VmRSS, smaps_rollup's Rss and Private_Dirty) and the number of
 #   mappings of the running program after 0.2 s of work, with and without the collector, for
-#   several PPE_MEM budgets (pages of 512 bytes).
+#   several PPE_MEM budgets (pages of 512 bytes); then the same for a program whose 4 MiB of code
+#   is sampled all over (generated here: 2048 functions of about 2 KiB, 20 kHz for about 1 s), so
+#   that the histogram's written pages, not the program, decide how much of the budget is resident.
 # Usage: bench/startup.sh [BUILD_DIR] [N]      (after scripts/build.sh); MEMS="256 2048 ..." budgets.
 set -euo pipefail
 build=${1:-build}
@@ -17,6 +19,22 @@ src=$(dirname "$0")/workloads/idle.c
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -g -o "$tmp/plain" "$src"
+# spread.c: FUNCS functions of STEPS multiply-adds each, called in turn until about 1 s of CPU time
+# has passed; then "ready" and a wait on standard input, as idle.c's `hold`.
+awk -v n=2048 -v steps=160 'BEGIN {
+  print "#include <stdio.h>\n#include <time.h>\n#include <unistd.h>\nvolatile unsigned long sink;"
+  for (f = 0; f < n; f++) {
+    printf "__attribute__((noinline)) unsigned long g%d(unsigned long x) {\n", f
+    for (i = 0; i < steps; i++) printf "  x = x * %du + sink;\n", 2 * (f + i) + 3
+    print "  return x;\n}"
+  }
+  print "int main(void) {\n  unsigned long x = 1;\n  while ((double)clock() / CLOCKS_PER_SEC < 1.0) {"
+  for (f = 0; f < n; f++) printf "    x = g%d(x);\n", f
+  print "  }\n  sink = x;\n  printf(\"ready\\n\");\n  fflush(stdout);\n  char b[64];"
+  print "  while (read(0, b, sizeof b) > 0) { }\n  return 0;\n}"
+}' >"$tmp/spread.c"
+cc -O0 -o "$tmp/spread" "$tmp/spread.c" -Wl,--push-state,--no-as-needed "$lib" -Wl,--pop-state \
+  -Wl,-rpath,"$(dirname "$lib")"
 cc -O2 -g -o "$tmp/linked" "$src" -Wl,--push-state,--no-as-needed "$lib" -Wl,--pop-state \
   -Wl,-rpath,"$(dirname "$lib")"
 
@@ -53,7 +71,7 @@ done
 memory() {
   local label=$1 budget=$2 line pid rss rollup dirty maps
   shift 2
-  coproc HOLD { exec "$@" hold 2>/dev/null; }
+  coproc HOLD { exec "$@" 2>/dev/null; }
   pid=$HOLD_PID
   read -r line <&"${HOLD[0]}"
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
@@ -68,8 +86,15 @@ memory() {
 echo
 echo "Memory of the running program (KiB; budget: PPE_MEM x 512 bytes)"
 printf '%-30s %10s %8s %8s %8s %8s\n' configuration "budget" VmRSS Rss "P.Dirty" mappings
-memory plain - "$tmp/plain"
-memory "linked, PPE_ON unset" - "$tmp/linked"
+memory plain - "$tmp/plain" hold
+memory "linked, PPE_ON unset" - "$tmp/linked" hold
 for m in $mems; do
-  memory "linked, PPE_ON=1 PPE_MEM=$m" $((m / 2)) env PPE_ON=1 PPE_MEM="$m" PPE_OUT="$tmp/o.ppe" "$tmp/linked"
+  memory "linked, PPE_ON=1 PPE_MEM=$m" $((m / 2)) env PPE_ON=1 PPE_MEM="$m" PPE_OUT="$tmp/o.ppe" "$tmp/linked" hold
+done
+echo
+echo "Memory of a program with $(size -A "$tmp/spread" | awk '$1 == ".text" { printf "%.1f", $2 / 1048576 }') MiB of code sampled all over, 20 kHz (KiB)"
+printf '%-30s %10s %8s %8s %8s %8s\n' configuration "budget" VmRSS Rss "P.Dirty" mappings
+memory "linked, PPE_ON unset" - "$tmp/spread"
+for m in $mems; do
+  memory "linked, PPE_ON=1 PPE_MEM=$m" $((m / 2)) env PPE_ON=1 PPE_INT=500 PPE_MEM="$m" PPE_OUT="$tmp/o.ppe" "$tmp/spread"
 done

@@ -31,8 +31,8 @@ packages=(
   valgrind python3-jsonschema util-linux
   # the benchmarks that compare ppe with the alternatives (bench/accuracy.sh, bench/overhead.sh,
   # bench/plot_overhead.sh): perf, gperftools' CPU profiler and its pprof, gprof (binutils),
-  # callgrind (valgrind) for the true split, gnuplot for the plot
-  linux-perf google-perftools libgoogle-perftools-dev gnuplot-nox
+  # callgrind (valgrind) for the true split, gnuplot for the plot, bc for the scripts' arithmetic
+  linux-perf google-perftools libgoogle-perftools-dev gnuplot-nox bc
 )
 # The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
 # Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.
