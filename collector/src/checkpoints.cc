@@ -3,6 +3,7 @@
 #include "collector_state.h"
 #include "live_state.h"
 #include "service_thread.h"
+#include "threads.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ namespace {
         if (phase == Phase::Off || phase == Phase::Stopped || !g_ppe.livePath[0])
             return;
         refreshLiveState(*g_ppe.live.load(std::memory_order_acquire), phase);
+        enrolLiveThreads(serviceThreadId()); // threads that end before the profile is written are seen too
     }
 
     // The live-state job, when the profile has a live file; false when there is nothing to keep.

@@ -8,6 +8,7 @@
 #include "first_collector.h"
 #include "messages.h"
 #include "output_names.h"
+#include "ppe/core/missing_samples.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
 #include "retired_objects.h"
@@ -122,6 +123,51 @@ namespace {
         return uint64_t(userOnly && all ? full * user / all : full);
     }
 
+    // Samples a CPU second of one thread should give (the formatter's rule): in CPU-time mode (and
+    // with the tick-bound itimer-prof) what the threads whose CPU time is known achieved together; in
+    // real-time mode the asked rate, of user time only for the perf mechanisms.
+    double threadRate(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
+    {
+        if (SampleMode(r.mode) == SampleMode::Real && mechanism != Mechanism::ItimerProf) {
+            rusage usage {};
+            getrusage(RUSAGE_SELF, &usage);
+            const double user = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) / 1e6;
+            const double all = user + double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) / 1e6;
+            const bool userOnly = mechanism == Mechanism::PerfTaskClock || mechanism == Mechanism::PerfRing;
+            return 1e7 / double(r.interval) * (userOnly && all > 0 ? user / all : 1.0);
+        }
+        double samples = 0;
+        double cpu = 0;
+        for (const ThreadRecord& t : threads)
+            if (t.tid && t.cpuNs) {
+                samples += double(t.samples);
+                cpu += double(t.cpuNs) / 1e9;
+            }
+        return cpu > 0 ? samples / cpu : 0;
+    }
+
+    // Each thread that took far fewer samples than its CPU time should have given.
+    void sayMissingThreads(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
+    {
+        if (!r.interval)
+            return;
+        const double rate = threadRate(r, threads, mechanism);
+        for (const ThreadRecord& t : threads) {
+            const double cpu = double(t.cpuNs) / 1e9;
+            if (!t.tid || !threadMissesSamples(cpu, t.samples, rate))
+                continue;
+            char name[sizeof(t.name) + 1] = {};
+            for (size_t i = 0; i < sizeof(t.name); ++i)
+                name[i] = t.name[i];
+            say({ "thread ", Part::dec(t.tid), " (", name, ") took ", Part::dec(t.samples), " samples for its ",
+                Part::dec(t.cpuNs / 1'000'000), " ms of CPU time (about ", Part::dec(uint64_t(cpu * rate)),
+                " expected): ",
+                mechanism == Mechanism::PerfRing ? "the kernel did not sample it"
+                                                 : "it blocks the sampling signal, or the signal went to another "
+                                                   "thread; PPE_TIMER=ring samples every thread" });
+        }
+    }
+
     // The end message says when samples are missing, whatever the mechanism: a thread that blocks
     // the sampling signal leaves no other trace (formatter: the report header says it too).
     void sayMissingSamples(const ProfileRecord& r, uint64_t activeNs, Mechanism mechanism)
@@ -131,7 +177,7 @@ namespace {
                 Part::dec(r.ringForeign), " of other processes dropped" });
         const uint64_t expected = expectedSamples(activeNs, r.interval * 100, mechanism);
         const uint64_t taken = totalSamples(r);
-        if (expected < 200 || taken * 5 >= expected * 4)
+        if (!samplesMissing(double(expected), double(taken), kMissingPercent))
             return; // too few to tell, or at least 80 %
         const char* why = mechanism == Mechanism::PerfRing
             ? (r.ringLost ? "the kernel lost samples to full ring buffers" : "the kernel throttled the perf events")
@@ -356,6 +402,7 @@ void finish(const char* reason)
     }
     removeLiveFile();
     sayMissingSamples(writtenRecord(g_ppe.finalScratch), g_ppe.activeNs, g_ppe.mechanism);
+    sayMissingThreads(writtenRecord(g_ppe.finalScratch), writtenThreads(g_ppe.finalScratch), g_ppe.mechanism);
     say({ "output file is ", written });
 }
 

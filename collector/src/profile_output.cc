@@ -9,6 +9,7 @@
 #include "ppe/core/ppe_writer.h"
 #include "proc_maps.h"
 #include "retired_objects.h"
+#include "service_thread.h"
 #include "threads.h"
 
 #include <algorithm>
@@ -36,6 +37,7 @@ struct OutputScratch {
     uint8_t buildIds[kMaxObjects][kMaxBuildId];
     ObjectCountRecord hits[kPcTableSlots + kMaxRetiredHits];
     ThreadRecord threads[kThreadSlots + 1];
+    size_t threadCount;
     RawBlocked rawBlocked[kBlockedSlots];
     BlockedRecord blocked[kBlockedSlots];
     ScanSummary scan;
@@ -48,6 +50,11 @@ OutputScratch* createOutputScratch()
 }
 
 const ProfileRecord& writtenRecord(const OutputScratch* scratch) { return scratch->snapshot; }
+
+std::span<const ThreadRecord> writtenThreads(const OutputScratch* scratch)
+{
+    return { scratch->threads, scratch->threadCount };
+}
 
 namespace {
 
@@ -276,8 +283,12 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     Attribution a = attribution(s);
     const size_t blocked = attributeOutsidePcs(a, live);
     s->scan = blockedScanSummary();
+    // Every live thread is listed with its CPU time, a thread that took no sample at all included;
+    // one that ran less than a sampling interval is left out unless it was sampled or blocked.
+    enrolLiveThreads(serviceThreadId());
+    s->threadCount = snapshotThreads(s->threads, kThreadSlots + 1, uint64_t(record.interval) * 100);
     const ProfileOutput output { &record, bins, s->objects, a.t.count, s->hits, a.t.hitCount, s->threads,
-        snapshotThreads(s->threads, kThreadSlots + 1), s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
+        s->threadCount, s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
     copyString(written, PATH_MAX, path);
     int error = writeTo(written, output, s->writeBuffer, replacing);
     if (!error || !canFallBack(error))

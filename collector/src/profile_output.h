@@ -4,7 +4,10 @@
 #pragma once
 
 #include "live_profile.h"
+#include "ppe/core/ppe_writer.h"
 #include "ppe/core/profile_record.h"
+
+#include <span>
 
 namespace ppe {
 
@@ -24,5 +27,8 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* scratch, const char
 // The record as the last writeProfileFile with `scratch` wrote it: every sample in its category,
 // the outside ones included. Signal-safe.
 const ProfileRecord& writtenRecord(const OutputScratch* scratch);
+
+// The threads as the last writeProfileFile with `scratch` wrote them. Signal-safe.
+std::span<const ThreadRecord> writtenThreads(const OutputScratch* scratch);
 
 } // namespace ppe

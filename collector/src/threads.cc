@@ -77,7 +77,16 @@ void readThreadDetails(ThreadSlot& slot)
         slot.name[i] = i < length ? name[i] : '\0';
 }
 
-size_t snapshotThreads(ThreadRecord* out, size_t capacity)
+void enrolLiveThreads(pid_t skip)
+{
+    pid_t tids[kEnrolledThreads];
+    const int count = listThreads(tids, kEnrolledThreads);
+    for (int i = 0; i < count; ++i)
+        if (ThreadSlot* slot = tids[i] != skip ? threadSlot(tids[i]) : nullptr)
+            readThreadDetails(*slot);
+}
+
+size_t snapshotThreads(ThreadRecord* out, size_t capacity, uint64_t minCpuNs)
 {
     size_t count = 0;
     for (ThreadSlot& slot : g_slots) {
@@ -92,7 +101,7 @@ size_t snapshotThreads(ThreadRecord* out, size_t capacity)
         r.blockedNs = std::atomic_ref<uint64_t>(slot.blockedNs).load(std::memory_order_relaxed);
         for (size_t i = 0; i < sizeof(r.name); ++i)
             r.name[i] = slot.name[i];
-        if (r.samples || r.blockedNs)
+        if (r.samples || r.blockedNs || r.cpuNs >= minCpuNs)
             ++count;
     }
     const uint64_t unplaced = std::atomic_ref<uint64_t>(g_unplaced).load(std::memory_order_relaxed);

@@ -39,10 +39,17 @@ bool readThreadCpu(ThreadSlot& slot);
 // before). Signal-safe.
 void readThreadDetails(ThreadSlot& slot);
 
-// Copies the threads with samples or blocked time into `out`, reading the details of each one that
-// still lives; returns how many. Samples of threads the full table could not hold come last, as
-// thread id 0. Signal-safe.
-size_t snapshotThreads(ThreadRecord* out, size_t capacity);
+// Gives every live thread of the process but `skip` (the collector's own) a slot and reads its name and CPU
+// time, so that a thread that runs without taking a single sample (one that blocks the sampling
+// signal) is seen too, with the CPU time it had when last enrolled once it has ended: the first
+// kEnrolledThreads that /proc/self/task lists. Signal-safe.
+inline constexpr int kEnrolledThreads = 512;
+void enrolLiveThreads(pid_t skip);
+
+// Copies the threads with samples, blocked time or at least `minCpuNs` of CPU time into `out`,
+// reading the details of each one that still lives; returns how many. Samples of threads the full
+// table could not hold come last, as thread id 0. Signal-safe.
+size_t snapshotThreads(ThreadRecord* out, size_t capacity, uint64_t minCpuNs);
 
 // Forgets every thread (a forked child starts its own table). Signal-safe.
 void clearThreads();

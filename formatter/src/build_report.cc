@@ -1,6 +1,7 @@
 #include "ppe/formatter/build_report.h"
 
 #include "paths.h"
+#include "ppe/core/missing_samples.h"
 
 #include <algorithm>
 #include <cmath>
@@ -373,9 +374,6 @@ namespace {
         }
     }
 
-    constexpr double kMinExpectedSamples = 200; // fewer: too few to tell a missing share from chance
-    constexpr double kMissingPercent = 80; // below this share of the expected samples, say so
-
     std::string missingReason(const Profile& p)
     {
         if (p.mechanism == "perf-ring" && p.ringLost > 0)
@@ -389,24 +387,71 @@ namespace {
             "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
     }
 
-    // Samples missing against the process's CPU time: a thread that blocks the sampling signal is
-    // never sampled, and the achieved rate is the only trace it leaves.
+    bool perfMechanism(const Profile& p) { return p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring"; }
+
+    // Samples a CPU second of one thread should give: in CPU-time mode (and with the tick-bound
+    // itimer-prof) what the threads whose CPU time is known achieved together; in real-time mode the
+    // asked rate over the time a thread runs (it is sampled while blocked too, so above that).
+    double threadRate(const Profile& p, double userShare)
+    {
+        if (p.mode == SampleMode::Real && p.mechanism != "itimer-prof")
+            return p.requestedRate * userShare;
+        double samples = 0;
+        double cpu = 0;
+        for (const ThreadSamples& t : p.threads)
+            if (t.tid && t.cpuSeconds > 0) {
+                samples += double(t.samples);
+                cpu += t.cpuSeconds;
+            }
+        return cpu > 0 ? samples / cpu : 0;
+    }
+
+    // The threads that took far fewer samples than their CPU time should have given, in words; "" if none.
+    std::string missingThreads(const Profile& p, double userShare)
+    {
+        const double rate = threadRate(p, userShare);
+        std::string said;
+        for (const ThreadSamples& t : p.threads) {
+            if (!t.tid || !threadMissesSamples(t.cpuSeconds, t.samples, rate))
+                continue;
+            said += fmt::format(
+                "{}thread {} \"{}\" took {} samples for its {:.2f} s of CPU time (about {:.0f} expected)",
+                said.empty() ? "" : "; ", t.tid, t.name, t.samples, t.cpuSeconds, t.cpuSeconds * rate);
+        }
+        if (said.empty() || p.mechanism == "perf-ring")
+            return said;
+        const bool processSignal = p.mechanism == "itimer-prof" || p.mechanism == "posix-timer";
+        return said
+            + fmt::format(": it blocks the sampling signal{}; PPE_TIMER=ring samples every thread",
+                processSignal ? ", or " + p.mechanism + "'s signal went to another thread" : "");
+    }
+
+    // Samples missing against the process's CPU time, and threads missing against their own: a thread
+    // that blocks the sampling signal is never sampled, and these counts are the only trace it leaves.
     void addMissingSamples(const Profile& p, Totals& t)
     {
-        const bool perf = p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring";
-        if ((!perf && p.mechanism != "itimer-prof") || p.requestedRate <= 0 || p.activeTime <= 0)
+        const bool perf = perfMechanism(p);
+        if ((!perf && p.mechanism != "itimer-prof" && p.mechanism != "posix-timer") || p.requestedRate <= 0
+            || p.activeTime <= 0)
             return;
         const double cpu = p.cpuUser + p.cpuSystem;
         const double userShare = perf && cpu > 0 ? p.cpuUser / cpu : 1.0;
-        const double expected = p.activeTime * userShare * p.requestedRate;
-        if (expected < kMinExpectedSamples)
-            return;
-        t.expectedSamples = expected;
-        t.sampledPercent = 100.0 * double(p.total) / expected;
-        if (t.sampledPercent < kMissingPercent)
-            t.missingSamples = fmt::format("only {:.0f}% of the samples the process's CPU time should have given were "
-                                           "taken ({} of {:.0f}): {}",
-                t.sampledPercent, p.total, expected, missingReason(p));
+        std::string said;
+        if (p.mechanism != "posix-timer") { // the real-time timer's rate is wall time, not CPU time
+            const double expected = p.activeTime * userShare * p.requestedRate;
+            if (expected >= kMinExpectedSamples) {
+                t.expectedSamples = expected;
+                t.sampledPercent = 100.0 * double(p.total) / expected;
+            }
+            if (samplesMissing(expected, double(p.total), kMissingPercent))
+                said = fmt::format("only {:.0f}% of the samples the process's CPU time should have given were "
+                                   "taken ({} of {:.0f}): {}",
+                    t.sampledPercent, p.total, expected, missingReason(p));
+        }
+        const std::string threads = missingThreads(p, userShare);
+        if (!threads.empty())
+            said += (said.empty() ? "" : "; ") + threads;
+        t.missingSamples = said;
     }
 
     Totals totalsOf(const Profile& p)

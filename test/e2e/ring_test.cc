@@ -11,6 +11,7 @@
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -134,6 +135,7 @@ namespace {
         const std::string text = report();
         EXPECT_EQ(text.find("Samples missing"), std::string::npos) << text.substr(0, 2000);
         EXPECT_EQ(run.err.find("% of the samples"), std::string::npos) << run.err;
+        EXPECT_EQ(run.err.find("samples for its"), std::string::npos) << run.err;
     }
 
     class SignalSplitTest : public PerfTest, public ::testing::WithParamInterface<std::string> { };
@@ -170,6 +172,31 @@ namespace {
             EXPECT_NE(
                 run.err.find("% of the samples the process's CPU time should have given were taken"), std::string::npos)
                 << run.err;
+        }
+    }
+
+    // Every signal mechanism, the POSIX timer's and itimer-prof's process-directed signals included
+    // (which give the blocked thread's CPU time to the other thread, so that no sample is missing in
+    // all), names the thread it did not sample: the collector enrols every live thread with its CPU
+    // time. About 1.5 s of CPU in each thread: at itimer-prof's tick-bound rate, still more than the
+    // 200 samples under which the rule says nothing.
+    TEST_P(SignalSplitTest, EveryMechanismNamesTheThreadItDidNotSample)
+    {
+        for (const std::string timer : { "perf", "itimer", "posix" }) {
+            if (timer == "posix" && GetParam() == "cpu")
+                continue; // the POSIX timer is the real-time mode's
+            SCOPED_TRACE(timer);
+            RunResult run;
+            auto p = profile({ PPE_SIGNAL_SPLIT, "10" }, timer, GetParam(), {}, &run);
+            ASSERT_TRUE(p) << p.error().str() << run.err;
+            const ThreadSamples* missed = nullptr;
+            for (const ThreadSamples& t : p->threads)
+                if (t.tid && t.cpuSeconds > 0.5 && (!missed || t.samples < missed->samples))
+                    missed = &t;
+            ASSERT_NE(missed, nullptr) << run.err;
+            EXPECT_LT(double(missed->samples), 0.05 * double(p->total)) << run.err;
+            EXPECT_NE(report().find(fmt::format("thread {} \"", missed->tid)), std::string::npos) << run.err;
+            EXPECT_NE(run.err.find(fmt::format("thread {} (", missed->tid)), std::string::npos) << run.err;
         }
     }
 

@@ -287,5 +287,44 @@ namespace {
         EXPECT_NEAR(r.totals.sampledPercent, 85.47, 0.01);
     }
 
+    // A thread that took far fewer samples than its own CPU time should have given is named, also
+    // where the process's count is whole (a process-directed signal went to another thread).
+    TEST(BuildReport, AThreadWithoutItsSamplesIsNamed)
+    {
+        const std::vector<CodeModule> modules = { { "a.o", { { 0x1000, 0x1100 } } } };
+        Profile p = profileWith({ { 0x1010, 500 } });
+        p.requestedRate = 2000;
+        p.activeTime = 2.0;
+        p.cpuUser = 2.0;
+        p.mode = SampleMode::Cpu;
+        p.mechanism = "itimer-prof"; // 250 a CPU second achieved: 500 of 4000 asked
+        p.threads = { { 11, 500, 1.0, 0, "main" }, { 12, 0, 1.0, 0, "pool" } };
+        Report r = buildReport(p, modules);
+        EXPECT_NE(
+            r.totals.missingSamples.find("thread 12 \"pool\" took 0 samples for its 1.00 s of CPU time (about 250 "
+                                         "expected): it blocks the sampling signal, or itimer-prof's signal "
+                                         "went to another thread; PPE_TIMER=ring samples every thread"),
+            std::string::npos)
+            << r.totals.missingSamples;
+        EXPECT_EQ(r.totals.missingSamples.find("thread 11"), std::string::npos) << r.totals.missingSamples;
+
+        p.threads = { { 11, 300, 1.0, 0, "main" }, { 12, 200, 1.0, 0, "pool" } }; // 80 % of its share: fine
+        EXPECT_EQ(buildReport(p, modules).totals.missingSamples.find("thread"), std::string::npos);
+
+        p.mode = SampleMode::Real; // the asked rate over its CPU time: 2000 expected of thread 12
+        p.mechanism = "posix-timer";
+        p.threads = { { 11, 4000, 1.0, 0, "main" }, { 12, 8, 1.0, 0, "pool" } };
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("thread 12 \"pool\" took 8 samples for its 1.00 s of CPU time (about "
+                                               "2000 expected)"),
+            std::string::npos)
+            << r.totals.missingSamples;
+        EXPECT_EQ(r.totals.missingSamples.find("only "), std::string::npos) << r.totals.missingSamples;
+
+        p.mechanism = "perf-ring";
+        p.threads = { { 11, 2000, 1.0, 0, "main" }, { 12, 1990, 1.0, 0, "pool" } };
+        EXPECT_EQ(buildReport(p, modules).totals.missingSamples.find("thread"), std::string::npos);
+    }
+
 } // namespace
 } // namespace ppe::formatter
