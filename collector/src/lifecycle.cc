@@ -123,19 +123,12 @@ namespace {
         return uint64_t(userOnly && all ? full * user / all : full);
     }
 
-    // Samples a CPU second of one thread should give (the formatter's rule): in CPU-time mode (and
-    // with the tick-bound itimer-prof) what the threads whose CPU time is known achieved together; in
-    // real-time mode the asked rate, of user time only for the perf mechanisms.
+    // Samples a CPU second of one thread should give (the formatter's rule): the asked rate for the
+    // real-time timer; what the threads whose CPU time is known achieved together for itimer-prof.
     double threadRate(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
     {
-        if (SampleMode(r.mode) == SampleMode::Real && mechanism != Mechanism::ItimerProf) {
-            rusage usage {};
-            getrusage(RUSAGE_SELF, &usage);
-            const double user = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) / 1e6;
-            const double all = user + double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) / 1e6;
-            const bool userOnly = mechanism == Mechanism::PerfTaskClock || mechanism == Mechanism::PerfRing;
-            return 1e7 / double(r.interval) * (userOnly && all > 0 ? user / all : 1.0);
-        }
+        if (mechanism == Mechanism::PosixTimer)
+            return 1e7 / double(r.interval);
         double samples = 0;
         double cpu = 0;
         for (const ThreadRecord& t : threads)
@@ -146,10 +139,12 @@ namespace {
         return cpu > 0 ? samples / cpu : 0;
     }
 
-    // Each thread that took far fewer samples than its CPU time should have given.
+    // Each thread that took far fewer samples than its CPU time should have given, under the
+    // mechanisms whose process-directed signal a thread that blocks it passes to another (the
+    // formatter's rule: the perf mechanisms' missing samples show in the process's count).
     void sayMissingThreads(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
     {
-        if (!r.interval)
+        if (!r.interval || (mechanism != Mechanism::PosixTimer && mechanism != Mechanism::ItimerProf))
             return;
         const double rate = threadRate(r, threads, mechanism);
         for (const ThreadRecord& t : threads) {
@@ -161,10 +156,8 @@ namespace {
                 name[i] = t.name[i];
             say({ "thread ", Part::dec(t.tid), " (", name, ") took ", Part::dec(t.samples), " samples for its ",
                 Part::dec(t.cpuNs / 1'000'000), " ms of CPU time (about ", Part::dec(uint64_t(cpu * rate)),
-                " expected): ",
-                mechanism == Mechanism::PerfRing ? "the kernel did not sample it"
-                                                 : "it blocks the sampling signal, or the signal went to another "
-                                                   "thread; PPE_TIMER=ring samples every thread" });
+                " expected): it blocks the sampling signal, which went to another thread (its time is counted in "
+                "the wrong place); PPE_TIMER=ring samples every thread" });
         }
     }
 

@@ -389,13 +389,19 @@ namespace {
 
     bool perfMechanism(const Profile& p) { return p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring"; }
 
-    // Samples a CPU second of one thread should give: in CPU-time mode (and with the tick-bound
-    // itimer-prof) what the threads whose CPU time is known achieved together; in real-time mode the
-    // asked rate over the time a thread runs (it is sampled while blocked too, so above that).
-    double threadRate(const Profile& p, double userShare)
+    // Mechanisms whose process-directed signal goes to any thread that does not block it: a thread
+    // that blocks it has its CPU time sampled in another, and the process's count is whole. (The
+    // perf mechanisms sample user time only, which a thread's CPU time does not separate from system
+    // time; the threads perf-task-clock misses show in the process's count, and perf-ring misses none.)
+    bool processDirected(const Profile& p) { return p.mechanism == "itimer-prof" || p.mechanism == "posix-timer"; }
+
+    // Samples a CPU second of one thread should give: the asked rate for the real-time timer (which
+    // samples a thread while it waits too, so above that); what the threads whose CPU time is known
+    // achieved together for the tick-bound itimer-prof.
+    double threadRate(const Profile& p)
     {
-        if (p.mode == SampleMode::Real && p.mechanism != "itimer-prof")
-            return p.requestedRate * userShare;
+        if (p.mechanism == "posix-timer")
+            return p.requestedRate;
         double samples = 0;
         double cpu = 0;
         for (const ThreadSamples& t : p.threads)
@@ -407,9 +413,11 @@ namespace {
     }
 
     // The threads that took far fewer samples than their CPU time should have given, in words; "" if none.
-    std::string missingThreads(const Profile& p, double userShare)
+    std::string missingThreads(const Profile& p)
     {
-        const double rate = threadRate(p, userShare);
+        if (!processDirected(p))
+            return "";
+        const double rate = threadRate(p);
         std::string said;
         for (const ThreadSamples& t : p.threads) {
             if (!t.tid || !threadMissesSamples(t.cpuSeconds, t.samples, rate))
@@ -418,12 +426,12 @@ namespace {
                 "{}thread {} \"{}\" took {} samples for its {:.2f} s of CPU time (about {:.0f} expected)",
                 said.empty() ? "" : "; ", t.tid, t.name, t.samples, t.cpuSeconds, t.cpuSeconds * rate);
         }
-        if (said.empty() || p.mechanism == "perf-ring")
+        if (said.empty())
             return said;
-        const bool processSignal = p.mechanism == "itimer-prof" || p.mechanism == "posix-timer";
         return said
-            + fmt::format(": it blocks the sampling signal{}; PPE_TIMER=ring samples every thread",
-                processSignal ? ", or " + p.mechanism + "'s signal went to another thread" : "");
+            + fmt::format(": it blocks the sampling signal, which {} sent to another thread (its time is "
+                          "counted in the wrong place); PPE_TIMER=ring samples every thread",
+                p.mechanism);
     }
 
     // Samples missing against the process's CPU time, and threads missing against their own: a thread
@@ -448,7 +456,7 @@ namespace {
                                    "taken ({} of {:.0f}): {}",
                     t.sampledPercent, p.total, expected, missingReason(p));
         }
-        const std::string threads = missingThreads(p, userShare);
+        const std::string threads = missingThreads(p);
         if (!threads.empty())
             said += (said.empty() ? "" : "; ") + threads;
         t.missingSamples = said;
