@@ -5,6 +5,7 @@
 #include "run_program.h"
 #include "temp_dir.h"
 
+#include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,9 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <signal.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace ppe::testing {
 namespace {
@@ -169,9 +172,10 @@ namespace {
         EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
         EXPECT_EQ(merged.out.find("still running"), std::string::npos) << "every rank has ended\n" << merged.out;
         for (const auto& [rank, file] : profiles) {
-            if (file.ends_with(".live"))
+            if (file.ends_with(".live")) {
                 EXPECT_NE(merged.err.find(file + ": a process that did not write its profile"), std::string::npos)
                     << merged.err;
+            }
         }
     }
 #endif
@@ -252,6 +256,72 @@ namespace {
         ASSERT_EQ(merged.status, 0) << merged.err;
         EXPECT_NE(merged.out.find("Merged: 3 profiles"), std::string::npos) << merged.out;
         EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+    }
+
+    // The live file in `dir`, once its process has taken `samples` samples ("" if it never does).
+    std::string liveFileWith(const std::string& dir, uint64_t samples)
+    {
+        for (int attempt = 0; attempt < 15000; ++attempt) {
+            for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+                const std::string path = entry.path().string();
+                auto text = path.ends_with(".live") ? recoverLiveFile(path) : Result<std::string>(Error {});
+                auto p = text ? parseProfile(*text, path) : Result<Profile>(Error {});
+                if (p && p->total >= samples)
+                    return path;
+            }
+            usleep(2000); // polling interval only: the condition is the sample count
+        }
+        return "";
+    }
+
+    // Waits until `pid`, a child not yet reaped, is a zombie (state Z in /proc/PID/stat).
+    bool waitForZombie(int pid)
+    {
+        for (int attempt = 0; attempt < 5000; ++attempt) {
+            const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+            const size_t paren = stat.rfind(')');
+            if (paren != std::string::npos && stat.compare(paren, 3, ") Z") == 0)
+                return true;
+            usleep(1000); // polling interval only: the condition is the process's state
+        }
+        return false;
+    }
+
+    // A directory with one complete profile, the live file of a process killed before it wrote its
+    // profile, and a live file left beside a written profile: the merge takes the first two (the
+    // killed one as recovered, with a warning) and leaves the third out (with a note).
+    TEST(MpiTest, AMergeTakesAKilledProcesssLiveFileAndLeavesOutOneBesideItsProfile)
+    {
+        TempDir dir;
+        const std::vector<EnvChange> env { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.path() + "/" } };
+        const Running finished = startProgram({ kExamples + "/diff_work", "20" }, env);
+        const RunResult done = waitProgram(finished);
+        ASSERT_EQ(done.status, 0) << done.err;
+        const Running endless = startProgram({ kExamples + "/diff_work", "100000" }, env);
+        const std::string live = liveFileWith(dir.path(), 200);
+        kill(endless.pid, SIGKILL);
+        // Not reaped yet: a zombie, whose /proc entry stays, and which recovery must not take for a
+        // process still running.
+        const bool zombie = waitForZombie(endless.pid);
+        const std::string complete = dir.file("diff_work." + std::to_string(finished.pid) + ".ppe");
+        const std::string stale = complete + "." + std::to_string(finished.pid) + ".live";
+        if (!live.empty())
+            std::filesystem::copy_file(live, stale); // as if killed between writing its profile and removing this
+        const RunResult merged = runProgram({ PPEOUT, dir.path(), "-" });
+        const RunResult killed = waitProgram(endless);
+        ASSERT_FALSE(live.empty()) << "no live file reached 200 samples\n" << killed.err;
+        EXPECT_EQ(killed.signal, SIGKILL);
+        EXPECT_TRUE(zombie) << "the killed process never showed as a zombie";
+        const uint64_t sum = readBack(complete).total + parseProfile(*recoverLiveFile(live), live)->total;
+        ASSERT_EQ(merged.status, 0) << merged.err;
+        EXPECT_NE(merged.out.find("Merged: 2 profiles"), std::string::npos) << merged.out << merged.err;
+        EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+        EXPECT_NE(merged.err.find("warning: " + live + ": a process that did not write its profile"), std::string::npos)
+            << merged.err;
+        EXPECT_NE(merged.err.find(stale + ": left out: its process wrote its profile"), std::string::npos)
+            << merged.err;
+        EXPECT_NE(merged.out.find("recovered, killed  " + live), std::string::npos) << merged.out;
+        EXPECT_EQ(merged.out.find("still running"), std::string::npos) << merged.out;
     }
 
     // diff_work (about 0.4 s of work in four functions) run twice with different PPE_MEM: bins of
