@@ -1,7 +1,9 @@
 /* Deterministic work in four functions for `ppeout --diff`: each round, north(), east(), south()
  * and west() run the same loop body n times each (a quarter of the samples each). Built with
- * -DPPE_SLOW_ONE=1, south() runs it 2n times: the "rebuilt variant whose one function was slowed"
- * of the diff's end-to-end test.
+ * -DPPE_SLOW_ONE=1, south() runs it twice, as two copies of the loop: the "rebuilt variant whose
+ * one function was slowed" of the diff's end-to-end test. south() comes first in the file (and in
+ * the code), so that its larger code moves the other three to other addresses, as a rebuild does:
+ * the diff must match them by name.
  * A call lasts about 5 ms, ten sampling intervals: a call much shorter than the interval, repeated
  * at a period near it, aliases with the sampler's own period (measured: one function's share off
  * by 12 % between two runs, far beyond binomial noise). Fifty rounds a second spread whatever the
@@ -25,9 +27,15 @@ static inline __attribute__((always_inline)) void work(unsigned long n)
     sink = x;
 }
 
+__attribute__((noinline)) void south(unsigned long n)
+{
+    work(n);
+#if PPE_SLOW_ONE
+    work(n);
+#endif
+}
 __attribute__((noinline)) void north(unsigned long n) { work(n); }
 __attribute__((noinline)) void east(unsigned long n) { work(n); }
-__attribute__((noinline)) void south(unsigned long n) { work(PPE_SLOW_ONE ? 2 * n : n); }
 __attribute__((noinline)) void west(unsigned long n) { work(n); }
 
 int main(int argc, char **argv)

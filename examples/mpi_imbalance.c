@@ -5,8 +5,12 @@
  *                                        as many in own_work
  *   mpi_imbalance abort [UNITS] [WHO]    after a barrier, rank WHO (default 1) works UNITS units and
  *                                        calls MPI_Abort; the others work until they are killed
+ *   mpi_imbalance exit [UNITS] [WHO]     the same, but rank WHO calls exit(2) without MPI_Finalize:
+ *                                        the launcher sees a failed rank and kills the others
+ *   mpi_imbalance crash [UNITS] [WHO]    the same, but rank WHO dies of SIGSEGV
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,17 +48,32 @@ static int imbalance(int rank, int units, int heavy)
     return 0;
 }
 
-static int abortOne(int rank, int units, int who)
+/* How rank WHO fails: "abort", "exit" or "crash". */
+static void fail(const char* how, int rank)
+{
+    fprintf(stderr, "mpi_imbalance: rank %d fails (%s)\n", rank, how);
+    if (strcmp(how, "exit") == 0)
+        exit(2);
+    if (strcmp(how, "crash") == 0)
+        raise(SIGSEGV);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static int failOne(const char* how, int rank, int units, int who)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == who) {
         own_work(units);
-        fprintf(stderr, "mpi_imbalance: rank %d aborts\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 3);
+        fail(how, rank);
     }
     for (;;)
         common_work(1);
     return 0;
+}
+
+static int isFailure(const char* mode)
+{
+    return strcmp(mode, "abort") == 0 || strcmp(mode, "exit") == 0 || strcmp(mode, "crash") == 0;
 }
 
 int main(int argc, char** argv)
@@ -63,8 +82,8 @@ int main(int argc, char** argv)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int status;
-    if (argc > 1 && strcmp(argv[1], "abort") == 0)
-        status = abortOne(rank, argc > 2 ? atoi(argv[2]) : 2, argc > 3 ? atoi(argv[3]) : 1);
+    if (argc > 1 && isFailure(argv[1]))
+        status = failOne(argv[1], rank, argc > 2 ? atoi(argv[2]) : 2, argc > 3 ? atoi(argv[3]) : 1);
     else
         status = imbalance(rank, argc > 1 ? atoi(argv[1]) : 1, argc > 2 ? atoi(argv[2]) : 2);
     MPI_Finalize();

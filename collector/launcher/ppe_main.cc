@@ -54,7 +54,8 @@ po::options_description describeOptions()
     po::options_description d("Options (before PROG)");
     d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")("output,o",
         po::value<std::string>()->value_name("FILE|DIR/"),
-        "profile file, or a directory for PROG.ppe (PPE_OUT; patterns %p pid, %h host, %r rank, %j job id, %%); "
+        "profile file, or a directory for one file per process, PROG.rankR.ppe or PROG.PID.ppe (PPE_OUT; patterns "
+        "%p pid, %h host, %r rank, %j job id, %%); "
         "default PROG.ppe in the current directory (PROG.rankR.ppe for a rank R of an MPI or Slurm job)")(
         "no-children", "profile only PROG, not the programs it runs (PPE_CHILDREN=0)")("mem,m",
         po::value<std::string>()->value_name("PAGES"),
@@ -153,16 +154,16 @@ void checkPatterns(const std::string& output)
 }
 
 // PPE_OUT for the launched program, checked now rather than at the end of a long job: -o as given
-// (a directory, existing or written with a final '/', gets PROG.ppe inside it; patterns are
+// (a directory, existing or written with a final '/', gets one file per process inside it; patterns are
 // expanded by libppe in each process, so a directory part with a pattern is not checked), else PPE_OUT as
-// set in the environment, else the current
-// directory, as perf.data and gmon.out go there. The programs PROG runs write CHILD.PID.ppe beside.
-std::string outputSetting(std::optional<std::string> output)
+// set in the environment; nullopt: none, PROG.ppe goes to the current directory (PPE_DEFAULT_DIR), as
+// perf.data and gmon.out go there. The programs PROG runs write CHILD.PID.ppe beside.
+std::optional<std::string> outputSetting(std::optional<std::string> output)
 {
     if (const char* set = getenv("PPE_OUT"); !output && set && *set)
         output = set; // the environment's PPE_OUT, when -o is not given
     if (!output)
-        return fs::current_path().string() + "/";
+        return std::nullopt;
     if (*output == "-" || output->empty())
         fail(kUsageError, "-o " + *output + ": the profile is written to a file when the program ends; give its name");
     checkPatterns(*output);
@@ -183,7 +184,12 @@ std::string outputSetting(std::optional<std::string> output)
 void exportSettings(const Options& o)
 {
     setenv("PPE_ON", "1", 1);
-    setenv("PPE_OUT", outputSetting(o.output).c_str(), 1);
+    if (const std::optional<std::string> output = outputSetting(o.output)) {
+        setenv("PPE_OUT", output->c_str(), 1);
+    } else {
+        unsetenv("PPE_OUT"); // an empty one
+        setenv("PPE_DEFAULT_DIR", fs::current_path().string().c_str(), 1);
+    }
     setenv("PPE_LAUNCHED", std::to_string(getpid()).c_str(), 1); // exec keeps the pid
     if (o.noChildren)
         setenv("PPE_CHILDREN", "0", 1);

@@ -174,6 +174,7 @@ Config readConfig(LookupFn lookup, WarnFn warn)
         warn("PPE_OBJECT", config.object, "empty value", "the executable");
         config.object = nullptr;
     }
+    config.defaultDirectory = lookup("PPE_DEFAULT_DIR");
     const char* children = lookup("PPE_CHILDREN");
     config.children = !children || !same(children, "0");
     config.rank = readRank(lookup, warn);

@@ -24,6 +24,9 @@ struct Config {
     uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
     int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: a checkpoint when this signal arrives, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
+    // PPE_DEFAULT_DIR: without PPE_OUT, the directory of PROG.ppe instead of the executable's (the
+    // launcher sets it to its current directory); nullptr: beside the executable.
+    const char* defaultDirectory = nullptr;
     uint64_t launchedPid = 0; // PPE_LAUNCHED: the process `ppe` started (0: not under the launcher)
     bool children = true; // PPE_CHILDREN=0: the programs it runs are not profiled
     // PPE_OBJECT: the shared object to monitor instead of the executable, by file name or soname
@@ -36,9 +39,9 @@ struct Config {
 };
 
 // Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
-// PPE_OBJECT, PPE_RING_PAGES, PPE_RING_DRAIN_MS, the launcher's PPE_LAUNCHED and PPE_CHILDREN, and the MPI and batch
-// system's rank and job id through `lookup` (getenv in the collector; a table in tests), warning once per bad value
-// through `warn`.
+// PPE_OBJECT, PPE_RING_PAGES, PPE_RING_DRAIN_MS, the launcher's PPE_LAUNCHED, PPE_CHILDREN and PPE_DEFAULT_DIR, and the
+// MPI and batch system's rank and job id through `lookup` (getenv in the collector; a table in tests), warning once per
+// bad value through `warn`.
 using LookupFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* name, const char* value, const char* problem, const char* kept);
 Config readConfig(LookupFn lookup, WarnFn warn);

@@ -407,7 +407,7 @@ namespace {
     {
         char host[256];
         shortHostName(host, sizeof(host));
-        const NameParts parts { host, g_ppe.config.rank, g_ppe.config.job };
+        const NameParts parts { host, g_ppe.config.rank, g_ppe.config.job, g_ppe.config.defaultDirectory };
         const unsigned issues = chooseOutputPath(g_ppe.config.output, imagePath, descendant, parts, g_ppe.basePath);
         outputPathOf(g_ppe.basePath, uint64_t(getpid()), g_ppe.outputPath);
         if (issues & kUnknownPattern)

@@ -161,11 +161,11 @@ namespace {
             copyString(path, PATH_MAX, "./");
     }
 
-    // IMAGE_NAME.ppe, IMAGE_NAME.%p.ppe for a descendant or IMAGE_NAME.rankR.ppe, after `path`.
-    void appendImageName(char* path, const char* imageName, bool descendant, const char* rank)
+    // IMAGE_NAME.ppe, IMAGE_NAME.%p.ppe for a descendant (`withPid`) or IMAGE_NAME.rankR.ppe, after `path`.
+    void appendImageName(char* path, const char* imageName, bool withPid, const char* rank)
     {
         appendLiteral(path, imageName);
-        if (descendant) {
+        if (withPid) {
             appendTo(path, ".%p");
         } else if (rank) {
             appendTo(path, ".rank");
@@ -174,14 +174,28 @@ namespace {
         appendTo(path, ".ppe");
     }
 
+    // No PPE_OUT: IMAGE.ppe beside the executable, or IMAGE_NAME.ppe in `defaultDirectory` (the
+    // launcher's current directory, PPE_DEFAULT_DIR).
+    void defaultName(const char* imagePath, const char* defaultDirectory, bool descendant, const char* rank, char* path)
+    {
+        path[0] = '\0';
+        if (!defaultDirectory || !*defaultDirectory) {
+            appendImageName(path, imagePath, descendant, rank);
+            return;
+        }
+        appendLiteral(path, defaultDirectory);
+        if (path[std::strlen(path) - 1] != '/')
+            appendTo(path, "/");
+        appendImageName(path, baseNameOf(imagePath), descendant, rank);
+    }
+
 } // namespace
 
 unsigned chooseOutputPath(
     const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* path)
 {
     if (!wanted) {
-        path[0] = '\0';
-        appendImageName(path, imagePath, descendant, parts.rank);
+        defaultName(imagePath, parts.defaultDirectory, descendant, parts.rank, path);
         return 0;
     }
     startDirectory(wanted, path);
@@ -193,7 +207,10 @@ unsigned chooseOutputPath(
     if (directory || descendant) {
         if (!directory)
             keepDirectory(path);
-        appendImageName(path, baseNameOf(imagePath), descendant, rank);
+        // A directory holds one file per process: by rank, else by pid (unless the directory's own
+        // name already has the rank or pid).
+        const bool withPid = descendant || (directory && !rank && !e.distinct);
+        appendImageName(path, baseNameOf(imagePath), withPid, rank);
     } else if (rank) {
         char part[32] = ".rank";
         appendTo(part, rank);

@@ -20,6 +20,8 @@ struct NameParts {
     const char* host = nullptr; // %h: the short host name (up to the first '.')
     const char* rank = nullptr; // %r: the MPI or Slurm rank (Config::rank)
     const char* job = nullptr; // %j: the batch job id (Config::job)
+    // Without PPE_OUT: where IMAGE_NAME.ppe goes (Config::defaultDirectory); nullptr: IMAGE.ppe.
+    const char* defaultDirectory = nullptr;
 };
 
 // What chooseOutputPath could not expand, for one start-up warning (bits).
@@ -32,12 +34,14 @@ enum NameIssue : unsigned {
 // The profile's name as a template: the final name with %p for the pid and %% for a '%', so that a
 // forked child can put its own pid in (outputPathForChild). `wanted` is PPE_OUT with %h %r %j
 // expanded now and resolved against the current directory now (the program may chdir before it
-// ends); a directory (an existing one, or a name ending in '/') gets DIR/IMAGE_NAME.ppe; nullptr
-// gives IMAGE.ppe. When the rank is known and the name has neither %r nor %p, ".rankR" goes
-// before the extension (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each
-// other. A `descendant` (a program that the launched program ran) writes DIR/IMAGE_NAME.PID.ppe
-// in the directory of `wanted` instead: its own name, never the launched program's. Returns the
-// NameIssue bits. Not signal-safe (getcwd, stat); runs at start-up.
+// ends); a directory (an existing one, or a name ending in '/') holds one file per process:
+// DIR/IMAGE_NAME.rankR.ppe when the rank is known, else DIR/IMAGE_NAME.PID.ppe (DIR/IMAGE_NAME.ppe
+// when the directory's name has %r or %p). nullptr gives IMAGE.ppe, or
+// parts.defaultDirectory/IMAGE_NAME.ppe (the launcher's default). When the rank is known and the
+// name has neither %r nor %p, ".rankR" goes before the extension (IMAGE.rank3.ppe), so that the
+// ranks of a job never overwrite each other. A `descendant` (a program that the launched program
+// ran) writes DIR/IMAGE_NAME.PID.ppe in the directory of `wanted` instead: its own name, never the
+// launched program's. Returns the NameIssue bits. Not signal-safe (getcwd, stat); runs at start-up.
 unsigned chooseOutputPath(
     const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* pathTemplate);
 

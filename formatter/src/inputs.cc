@@ -209,7 +209,7 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths)
 
 Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages)
 {
-    const auto files = profileFiles(paths);
+    const auto files = profileFiles(paths, &messages);
     if (!files)
         return files.error();
     if (files->empty())

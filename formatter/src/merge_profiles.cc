@@ -1,10 +1,13 @@
 #include "ppe/formatter/merge_profiles.h"
 
 #include "ppe/core/ppe_writer.h"
+#include "ppe/profile/live_recovery.h"
+#include "ppe/profile/profile_reader.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <dirent.h>
 #include <glob.h>
 #include <iterator>
@@ -26,6 +29,8 @@ namespace {
         return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
     }
 
+    bool isLiveFile(const std::string& path) { return !profilePathForLiveFile(path).empty(); }
+
     Result<std::vector<std::string>> filesInDirectory(const std::string& dir)
     {
         DIR* d = opendir(dir.c_str());
@@ -35,7 +40,7 @@ namespace {
         const std::string prefix = endsWith(dir, "/") ? dir : dir + "/";
         while (const dirent* e = readdir(d)) {
             const std::string name = e->d_name;
-            if (endsWith(name, ".ppe") && name != ".ppe" && !isDirectory(prefix + name))
+            if (((endsWith(name, ".ppe") && name != ".ppe") || isLiveFile(name)) && !isDirectory(prefix + name))
                 files.push_back(prefix + name);
         }
         closedir(d);
@@ -43,6 +48,50 @@ namespace {
             return Error { dir, 0, "a directory without .ppe files" };
         std::sort(files.begin(), files.end());
         return files;
+    }
+
+    // The pid in NAME.ppe.PID.live.
+    uint64_t pidOfLiveFile(const std::string& live)
+    {
+        const size_t start = profilePathForLiveFile(live).size() + 1;
+        return std::strtoull(live.c_str() + start, nullptr, 10);
+    }
+
+    // True when the process that wrote `live` also wrote its profile: the live file was left
+    // behind (the process was killed after writing it), and its samples are in the profile.
+    bool profileWritten(const std::string& live, std::string* profilePath)
+    {
+        *profilePath = profilePathForLiveFile(live);
+        struct stat st { };
+        if (stat(profilePath->c_str(), &st) != 0)
+            return false;
+        const Result<Profile> profile = readProfile(*profilePath);
+        return profile && profile->pid == pidOfLiveFile(live);
+    }
+
+    // A directory's or pattern's live files: one beside its process's profile is left out (a
+    // note); one without it, of a process killed before it wrote its profile (or still running),
+    // is read as recovered, with a warning, so that no process is lost from the merge unsaid.
+    std::vector<std::string> settleLiveFiles(const std::vector<std::string>& files, Messages* messages)
+    {
+        std::vector<std::string> kept;
+        for (const std::string& file : files) {
+            std::string profile;
+            if (!isLiveFile(file)) {
+                kept.push_back(file);
+            } else if (profileWritten(file, &profile)) {
+                if (messages)
+                    addNote(*messages, fmt::format("{}: left out: its process wrote its profile, {}", file, profile));
+            } else {
+                kept.push_back(file);
+                if (messages)
+                    addWarning(*messages,
+                        fmt::format("{}: a process that did not write its profile (killed, or still running): its "
+                                    "live file is merged as recovered (`ppe --recover {}` makes a .ppe of it)",
+                            file, file));
+            }
+        }
+        return kept;
     }
 
     Result<std::vector<std::string>> filesMatching(const std::string& pattern)
@@ -135,21 +184,23 @@ namespace {
 
 } // namespace
 
-Result<std::vector<std::string>> profileFiles(const std::string& argument)
+Result<std::vector<std::string>> profileFiles(const std::string& argument, Messages* messages)
 {
-    if (isDirectory(argument))
-        return filesInDirectory(argument);
     struct stat st { };
-    if (argument.find_first_of("*?[") != std::string::npos && stat(argument.c_str(), &st) != 0)
-        return filesMatching(argument);
-    return std::vector<std::string> { argument };
+    const bool directory = isDirectory(argument);
+    if (!directory && (argument.find_first_of("*?[") == std::string::npos || stat(argument.c_str(), &st) == 0))
+        return std::vector<std::string> { argument };
+    auto files = directory ? filesInDirectory(argument) : filesMatching(argument);
+    if (!files)
+        return files;
+    return settleLiveFiles(*files, messages);
 }
 
-Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments)
+Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments, Messages* messages)
 {
     std::vector<std::string> all;
     for (const std::string& a : arguments) {
-        auto files = profileFiles(a);
+        auto files = profileFiles(a, messages);
         if (!files)
             return files.error();
         all.insert(all.end(), files->begin(), files->end());

@@ -38,8 +38,9 @@ void imbalanceText(std::string& out, const Report& report)
         return;
     const Imbalance& im = *report.imbalance;
     out += fmt::format("\nPPE - PER-RANK IMBALANCE OF {} MERGED PROFILES.\n\n", im.ranks);
-    out += fmt::format(" Each rank's share of its own in-range hits, for the top modules of the merge; CV: standard "
-                       "deviation / mean over the ranks{}\n\n",
+    out += fmt::format(" Each rank's share of its own in-range hits, for the top modules of the merge; Max rank: the "
+                       "rank of the largest share (not necessarily of the most hits); CV: standard deviation / mean "
+                       "over the ranks{}\n\n",
         im.ranksFromOrder ? "; ranks are the files' order (a profile had no rank record)" : "");
     moduleSpread(out, im);
     out += fmt::format("\n Samples per rank: mean {:.0f}, CV {:.3f}{}\n\n", im.meanSamples, im.samplesVariation,

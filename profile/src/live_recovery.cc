@@ -168,7 +168,10 @@ namespace {
                 + std::to_string(after / 1'000'000) + " ms before the last sample)");
     }
 
-    // Field 22 of /proc/PID/stat (the start time in clock ticks after boot), 0 if it cannot be read.
+    // Field 22 of /proc/PID/stat (the start time in clock ticks after boot); 0 if it cannot be read
+    // or the process has ended: a zombie (state Z, or X) keeps its /proc entry until its parent
+    // reaps it, so a rank that mpirun has just killed, or a process killed in the background of a
+    // shell that has not waited yet, would otherwise pass for one still running.
     uint64_t startTicksOf(uint64_t pid)
     {
         std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -179,6 +182,8 @@ namespace {
         std::istringstream fields(text.substr(paren + 2));
         std::string field;
         for (int i = 3; i <= 22 && fields >> field; ++i) {
+            if (i == 3 && (field == "Z" || field == "X"))
+                return 0;
             if (i == 22)
                 return std::strtoull(field.c_str(), nullptr, 10);
         }

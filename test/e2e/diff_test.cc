@@ -1,6 +1,8 @@
 // `ppeout --diff` on real runs: the example diff_work (four functions of equal, deterministic
-// work) run twice, and its rebuilt variant diff_work_slow (south() does twice the work), all
-// under the real collector in CPU mode, compared by the real ppeout.
+// work) run twice, and its rebuilt variant diff_work_slow (south() does twice the work, and its
+// larger code moves the other three), all under the real collector in CPU mode, compared by the
+// real ppeout.
+#include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -75,6 +78,17 @@ namespace {
         return ppe;
     }
 
+    // The address of each function in a profile formatted alone ("south" for "south (diff_work.c)").
+    std::map<std::string, uint64_t> addressesOf(const std::string& ppe)
+    {
+        const RunResult r = runProgram({ PPEOUT, "--by", "function", ppe, "-" });
+        EXPECT_EQ(r.status, 0) << r.err;
+        std::map<std::string, uint64_t> addresses;
+        for (const Row& row : moduleRows(r.out))
+            addresses[row.name.substr(0, row.name.find(' '))] = row.address;
+        return addresses;
+    }
+
     std::string significantNames(const std::vector<DiffRow>& rows)
     {
         std::string names;
@@ -116,7 +130,14 @@ namespace {
             EXPECT_NEAR(r->basePercent, 25, 5) << f << ": the four do equal work\n" << same.out;
             EXPECT_GT(r->baseSeconds / r->error, 10) << f << ": too few samples for the test to mean anything";
         }
-        // Another build: its own DWARF formats it; rows are matched by name.
+        // Another build: its own DWARF formats it; rows are matched by name, though the slowed
+        // south()'s larger code moved the other three.
+        const auto before = addressesOf(first);
+        const auto after = addressesOf(slowed);
+        for (const char* f : { "north", "east", "west" }) {
+            ASSERT_TRUE(before.count(f) && after.count(f)) << f;
+            EXPECT_NE(before.at(f), after.at(f)) << f << " is at the same address in both builds";
+        }
         const RunResult diff = runProgram({ PPEOUT, "--diff", first, slowed, "-" });
         ASSERT_EQ(diff.status, 0) << diff.err;
         EXPECT_NE(diff.err.find("another build of diff_work"), std::string::npos) << diff.err;

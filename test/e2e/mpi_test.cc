@@ -5,6 +5,7 @@
 #include "run_program.h"
 #include "temp_dir.h"
 
+#include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,9 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <signal.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace ppe::testing {
 namespace {
@@ -128,16 +131,17 @@ namespace {
 #endif
     }
 
-    TEST(MpiTest, WhenOneRankAbortsEveryRankLeavesAProfile)
-    {
-        PPE_NEEDS_MPI();
 #ifdef PPE_MPI_IMBALANCE
+    // Rank 1 of mpi_imbalance fails `how` ("abort", "exit", "crash") after working 2 units; the others
+    // work until mpirun kills them. Every rank leaves a profile: NAME.rankR.ppe when it wrote it
+    // before mpirun's SIGKILL, else its live file, which ppeout recovers. A merge of the directory
+    // counts all four (a live file left beside a written profile is not counted twice).
+    void expectEveryRankInTheMerge(const std::string& how)
+    {
         TempDir dir;
-        const RunResult run = mpirun({ kMpiProgram, "abort", "2", "1" }, dir.path() + "/");
-        ASSERT_NE(run.status, 0) << "MPI_Abort ends the job with its error code";
-        ASSERT_NE(run.status, 124) << "timed out: the ranks were not killed\n" << run.err;
-        // A rank that wrote its profile before mpirun's SIGKILL has NAME.rankR.ppe; one killed first
-        // (or while writing) still has its live file, which ppeout recovers.
+        const RunResult run = mpirun({ kMpiProgram, how, "2", "1" }, dir.path() + "/");
+        ASSERT_NE(run.status, 0) << how << ": a failed rank fails the job";
+        ASSERT_NE(run.status, 124) << how << ": timed out: the ranks were not killed\n" << run.err;
         std::map<int, std::string> profiles;
         for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
             const std::string name = entry.path().filename().string();
@@ -146,19 +150,52 @@ namespace {
                 && (!profiles.count(std::stoi(m[1])) || !m[2].matched))
                 profiles[std::stoi(m[1])] = entry.path().string();
         }
-        ASSERT_EQ(profiles.size(), 4u) << run.err;
+        ASSERT_EQ(profiles.size(), 4u) << how << "\n" << run.err;
+        uint64_t sum = 0;
         for (const auto& [rank, file] : profiles) {
             const RunResult out = runProgram({ PPEOUT, "--by", "function", file, "-" });
             ASSERT_EQ(out.status, 0) << file << ": " << out.err;
             EXPECT_GT(totalOf(out.out), 0u) << file << "\n" << out.out;
+            sum += totalOf(out.out);
             std::smatch status;
             const bool partial = std::regex_search(out.out, status, std::regex(R"(Profile status: (\w+))"));
-            std::cout << "rank " << rank << ": " << std::filesystem::path(file).filename().string() << ", "
+            std::cout << how << ": rank " << rank << ": " << std::filesystem::path(file).filename().string() << ", "
                       << totalOf(out.out) << " samples, " << (partial ? status[1].str() : "complete") << "\n";
             if (rank == 1) {
-                EXPECT_GT(hitsOf(out.out, "own_work"), 0) << "the aborting rank worked first\n" << out.out;
+                EXPECT_GT(hitsOf(out.out, "own_work"), 0) << "the failing rank worked first\n" << out.out;
             }
         }
+        const RunResult merged = runProgram({ PPEOUT, "--by", "function", dir.path(), "-" });
+        ASSERT_EQ(merged.status, 0) << merged.err;
+        EXPECT_NE(merged.out.find("Merged: 4 profiles"), std::string::npos) << merged.out << merged.err;
+        EXPECT_NE(merged.out.find("PER-RANK IMBALANCE OF 4 MERGED PROFILES"), std::string::npos) << merged.out;
+        EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+        EXPECT_EQ(merged.out.find("still running"), std::string::npos) << "every rank has ended\n" << merged.out;
+        for (const auto& [rank, file] : profiles) {
+            if (file.ends_with(".live")) {
+                EXPECT_NE(merged.err.find(file + ": a process that did not write its profile"), std::string::npos)
+                    << merged.err;
+            }
+        }
+    }
+#endif
+
+    TEST(MpiTest, WhenOneRankAbortsEveryRankLeavesAProfileAndTheMergeCountsThemAll)
+    {
+        PPE_NEEDS_MPI();
+#ifdef PPE_MPI_IMBALANCE
+        expectEveryRankInTheMerge("abort");
+#endif
+    }
+
+    // A rank that fails without MPI_Abort: mpirun sees its exit status (or its signal) and kills the
+    // others.
+    TEST(MpiTest, WhenOneRankExitsOrCrashesEveryRankLeavesAProfileAndTheMergeCountsThemAll)
+    {
+        PPE_NEEDS_MPI();
+#ifdef PPE_MPI_IMBALANCE
+        expectEveryRankInTheMerge("exit");
+        expectEveryRankInTheMerge("crash");
 #endif
     }
 
@@ -193,30 +230,151 @@ namespace {
         EXPECT_NE(bad.err.find("'%y' is no pattern"), std::string::npos) << bad.err;
     }
 
-    // simp run twice with different PPE_MEM: bins of different widths.
+    // Processes that know no rank, run side by side into one directory: one file each, named by
+    // pid (they used to share DIR/diff_work.ppe, each keeping the last one's as a backup), and the
+    // merge of the directory is all of them.
+    TEST(MpiTest, RanklessProcessesIntoOneDirectoryEachWriteTheirOwnFile)
+    {
+        TempDir dir;
+        std::vector<Running> runs;
+        for (int i = 0; i < 3; ++i)
+            runs.push_back(startProgram({ kExamples + "/diff_work", "20" },
+                { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.path() + "/" } }));
+        uint64_t sum = 0;
+        for (const Running& running : runs) {
+            const RunResult r = waitProgram(running);
+            ASSERT_EQ(r.status, 0) << r.err;
+            const std::string file = dir.file("diff_work." + std::to_string(running.pid) + ".ppe");
+            EXPECT_NE(r.err.find("ppe: output file is " + file), std::string::npos) << r.err;
+            const Profile p = readBack(file);
+            EXPECT_EQ(p.pid, uint64_t(running.pid));
+            EXPECT_GT(p.total, 0u) << file;
+            sum += p.total;
+        }
+        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 3) << "no backups, no others";
+        const RunResult merged = runProgram({ PPEOUT, dir.path() + "/", "-" });
+        ASSERT_EQ(merged.status, 0) << merged.err;
+        EXPECT_NE(merged.out.find("Merged: 3 profiles"), std::string::npos) << merged.out;
+        EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+    }
+
+    // The live file in `dir`, once its process has taken `samples` samples ("" if it never does).
+    std::string liveFileWith(const std::string& dir, uint64_t samples)
+    {
+        for (int attempt = 0; attempt < 15000; ++attempt) {
+            for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+                const std::string path = entry.path().string();
+                auto text = path.ends_with(".live") ? recoverLiveFile(path) : Result<std::string>(Error {});
+                auto p = text ? parseProfile(*text, path) : Result<Profile>(Error {});
+                if (p && p->total >= samples)
+                    return path;
+            }
+            usleep(2000); // polling interval only: the condition is the sample count
+        }
+        return "";
+    }
+
+    // Waits until `pid`, a child not yet reaped, is a zombie (state Z in /proc/PID/stat).
+    bool waitForZombie(int pid)
+    {
+        for (int attempt = 0; attempt < 5000; ++attempt) {
+            const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+            const size_t paren = stat.rfind(')');
+            if (paren != std::string::npos && stat.compare(paren, 3, ") Z") == 0)
+                return true;
+            usleep(1000); // polling interval only: the condition is the process's state
+        }
+        return false;
+    }
+
+    // A directory with one complete profile, the live file of a process killed before it wrote its
+    // profile, and a live file left beside a written profile: the merge takes the first two (the
+    // killed one as recovered, with a warning) and leaves the third out (with a note).
+    TEST(MpiTest, AMergeTakesAKilledProcesssLiveFileAndLeavesOutOneBesideItsProfile)
+    {
+        TempDir dir;
+        const std::vector<EnvChange> env { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.path() + "/" } };
+        const Running finished = startProgram({ kExamples + "/diff_work", "20" }, env);
+        const RunResult done = waitProgram(finished);
+        ASSERT_EQ(done.status, 0) << done.err;
+        const Running endless = startProgram({ kExamples + "/diff_work", "100000" }, env);
+        const std::string live = liveFileWith(dir.path(), 200);
+        kill(endless.pid, SIGKILL);
+        // Not reaped yet: a zombie, whose /proc entry stays, and which recovery must not take for a
+        // process still running.
+        const bool zombie = waitForZombie(endless.pid);
+        const std::string complete = dir.file("diff_work." + std::to_string(finished.pid) + ".ppe");
+        const std::string stale = complete + "." + std::to_string(finished.pid) + ".live";
+        if (!live.empty())
+            std::filesystem::copy_file(live, stale); // as if killed between writing its profile and removing this
+        const RunResult merged = runProgram({ PPEOUT, dir.path(), "-" });
+        const RunResult killed = waitProgram(endless);
+        ASSERT_FALSE(live.empty()) << "no live file reached 200 samples\n" << killed.err;
+        EXPECT_EQ(killed.signal, SIGKILL);
+        EXPECT_TRUE(zombie) << "the killed process never showed as a zombie";
+        const uint64_t sum = readBack(complete).total + parseProfile(*recoverLiveFile(live), live)->total;
+        ASSERT_EQ(merged.status, 0) << merged.err;
+        EXPECT_NE(merged.out.find("Merged: 2 profiles"), std::string::npos) << merged.out << merged.err;
+        EXPECT_EQ(totalOf(merged.out), sum) << merged.out;
+        EXPECT_NE(merged.err.find("warning: " + live + ": a process that did not write its profile"), std::string::npos)
+            << merged.err;
+        EXPECT_NE(merged.err.find(stale + ": left out: its process wrote its profile"), std::string::npos)
+            << merged.err;
+        EXPECT_NE(merged.out.find("recovered, killed  " + live), std::string::npos) << merged.out;
+        EXPECT_EQ(merged.out.find("still running"), std::string::npos) << merged.out;
+    }
+
+    // diff_work (about 0.4 s of work in four functions) run twice with different PPE_MEM: bins of
+    // different widths.
     std::pair<Profile, Profile> twoWidths(TempDir& dir)
     {
         for (const char* mem : { "1", "2048" }) {
-            const RunResult r = runProgram({ kExamples + "/simp", "1000003" },
-                { { "PPE_ON", "1" }, { "PPE_MEM", mem }, { "PPE_OUT", dir.file(std::string("s") + mem + ".ppe") } });
+            const RunResult r = runProgram({ kExamples + "/diff_work", "20" },
+                { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_MEM", mem },
+                    { "PPE_OUT", dir.file(std::string("s") + mem + ".ppe") } });
             EXPECT_EQ(r.status, 0) << r.err;
         }
-        return { readBack(dir.file("s1.ppe")), readBack(dir.file("s2048.ppe")) };
+        return { readBack(dir.file("s2048.ppe")), readBack(dir.file("s1.ppe")) };
+    }
+
+    std::map<std::string, Row> functionRows(const std::string& input)
+    {
+        const RunResult r = runProgram({ PPEOUT, "--by", "function", input, "-" });
+        EXPECT_EQ(r.status, 0) << input << ": " << r.err;
+        std::map<std::string, Row> rows;
+        for (const Row& row : moduleRows(r.out))
+            rows[row.name.substr(0, row.name.find(' '))] = row;
+        return rows;
     }
 
     TEST(MpiTest, ProfilesWithDifferentBinWidthsMergeToTheWidest)
     {
         TempDir dir;
         const auto [narrow, wide] = twoWidths(dir);
-        ASSERT_NE(narrow.binWidth, wide.binWidth) << "PPE_MEM 1 and 2048 give the same bin width";
+        ASSERT_LT(narrow.binWidth, wide.binWidth)
+            << "PPE_MEM 2048 and 1 give bins of " << narrow.binWidth << " and " << wide.binWidth << " bytes";
+        ASSERT_GT(narrow.inRange(), 100u) << "too few samples for the merge to mean anything";
+        ASSERT_GT(wide.inRange(), 100u) << "too few samples for the merge to mean anything";
         const RunResult merged = runProgram({ PPEOUT, dir.path(), "-" });
         ASSERT_EQ(merged.status, 0) << merged.err;
         std::smatch width;
         ASSERT_TRUE(std::regex_search(merged.out, width, std::regex(R"(Bin width, bytes\s*(\d+))"))) << merged.out;
-        EXPECT_EQ(std::stoul(width[1]), std::max(narrow.binWidth, wide.binWidth));
+        EXPECT_EQ(std::stoul(width[1]), wide.binWidth);
         EXPECT_EQ(totalOf(merged.out), narrow.total + wide.total);
         EXPECT_EQ(std::stoull(inRangeCount(merged.out)), narrow.inRange() + wide.inRange());
         EXPECT_NE(merged.err.find("merged in bins of"), std::string::npos) << merged.err;
+        // The four functions start on wide-bin boundaries (16-byte aligned by gcc -O2): no wide bin
+        // holds two of them, so each function's hits are the two files' hits added.
+        const auto one = functionRows(dir.file("s2048.ppe"));
+        const auto other = functionRows(dir.file("s1.ppe"));
+        const auto sum = functionRows(dir.path());
+        for (const char* f : { "north", "east", "south", "west" }) {
+            ASSERT_TRUE(one.count(f) && other.count(f) && sum.count(f)) << f;
+            ASSERT_EQ(one.at(f).address % wide.binWidth, 0u) << f << " is not on a bin boundary";
+            EXPECT_GT(one.at(f).hits, 0) << f;
+            EXPECT_FALSE(sum.at(f).split) << f;
+            EXPECT_NEAR(sum.at(f).hits, one.at(f).hits + other.at(f).hits, 0.5) << f;
+        }
     }
 
     TEST(MpiTest, ProfilesOfDifferentProgramsAreRefused)

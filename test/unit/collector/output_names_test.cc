@@ -48,13 +48,24 @@ namespace {
         EXPECT_EQ(chosen(nullptr, "/opt/job/prog", true), "/opt/job/prog." + kPid + ".ppe");
     }
 
-    TEST(OutputNames, ADirectoryGetsTheImagesName)
+    TEST(OutputNames, ADirectoryGetsOneFilePerProcessByPidWithoutARank)
     {
         const std::string tmp = std::filesystem::temp_directory_path().string();
-        EXPECT_EQ(chosen(tmp.c_str(), "/usr/bin/dd", false), tmp + "/dd.ppe");
-        EXPECT_EQ(chosen((tmp + "/").c_str(), "/usr/bin/dd", false), tmp + "/dd.ppe");
+        EXPECT_EQ(chosen(tmp.c_str(), "/usr/bin/dd", false), tmp + "/dd." + kPid + ".ppe");
+        EXPECT_EQ(chosen((tmp + "/").c_str(), "/usr/bin/dd", false), tmp + "/dd." + kPid + ".ppe");
+        // The pid stays a pattern: a forked child puts its own in.
+        EXPECT_EQ(templateOf((tmp + "/").c_str()), tmp + "/prog.%p.ppe");
         // A name ending in '/' is a directory even before it exists (the launcher checks it).
-        EXPECT_EQ(chosen("/nonexistent/out/", "/usr/bin/dd", false), "/nonexistent/out/dd.ppe");
+        EXPECT_EQ(chosen("/nonexistent/out/", "/usr/bin/dd", false), "/nonexistent/out/dd." + kPid + ".ppe");
+    }
+
+    TEST(OutputNames, WithoutPpeOutTheLaunchersDirectoryGetsTheImagesName)
+    {
+        const NameParts inCwd { "h", nullptr, nullptr, "/home/u/work" };
+        EXPECT_EQ(chosen(nullptr, "/usr/bin/dd", false, inCwd), "/home/u/work/dd.ppe");
+        EXPECT_EQ(chosen(nullptr, "/usr/bin/dd", true, inCwd), "/home/u/work/dd." + kPid + ".ppe");
+        const NameParts ranked { "h", "5", nullptr, "/home/u/work/" };
+        EXPECT_EQ(chosen(nullptr, "/usr/bin/dd", false, ranked), "/home/u/work/dd.rank5.ppe");
     }
 
     TEST(OutputNames, AProgramTheLaunchedProgramRanWritesUnderItsOwnNameAndPid)

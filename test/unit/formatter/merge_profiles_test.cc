@@ -2,6 +2,7 @@
 // objects and blocked places by identity, threads kept apart, refusal of another program, and the
 // per-rank imbalance of the top modules.
 #include "profile_builder.h"
+#include "temp_dir.h"
 
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/imbalance.h"
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 
 namespace ppe::formatter {
@@ -114,6 +116,55 @@ namespace {
         EXPECT_EQ(sum.blocked[0].observations, 40u);
     }
 
+    // A profile file with just the fields the reader needs, of process `pid`.
+    void writeMinimalProfile(const std::string& path, uint64_t pid)
+    {
+        std::ofstream(path) << "ppe-profile 1\nproducer \"test\"\nstatus complete\nhost \"h\"\narch \"x86_64\"\n"
+                            << "pid " << pid << "\nstart-time 2026-11-23T01:16:07Z\nend-time 2026-11-23T01:16:08Z\n"
+                            << "image \"/bin/prog\"\nbuild-id ab12\ncommand \"prog\"\nload-bias 0x0\n"
+                            << "range 0x1000 0x1100\nmechanism \"test\"\nmode 1 cpu\ninterval 5000\nbin-width 1\n"
+                            << "bin-count 256\ncount in-range 1\ncount total 1\nbin 0x1000 1\nend\n";
+    }
+
+    // In a directory or a pattern, a live file whose process wrote its profile is left out (with a
+    // note), and one without it (a process killed first) is kept, with a warning naming it.
+    TEST(MergeProfiles, ALiveFileIsLeftOutBesideItsProfileAndKeptWithoutIt)
+    {
+        const ppe::testing::TempDir dir;
+        writeMinimalProfile(dir.file("p.rank0.ppe"), 10);
+        writeMinimalProfile(dir.file("p.rank1.ppe"), 11);
+        std::ofstream(dir.file("p.rank1.ppe.11.live")) << "left behind";
+        std::ofstream(dir.file("p.rank2.ppe.12.live")) << "killed";
+        writeMinimalProfile(dir.file("p.rank3.ppe"), 30); // an older run's: pid 30, not 13
+        std::ofstream(dir.file("p.rank3.ppe.13.live")) << "killed";
+        std::ofstream(dir.file("notes.txt")) << "not a profile";
+        for (const std::string& argument : { dir.path(), dir.path() + "/p.*" }) {
+            Messages messages;
+            const auto files = profileFiles(argument, &messages);
+            ASSERT_TRUE(files) << files.error().str();
+            const std::vector<std::string> expected { dir.file("p.rank0.ppe"), dir.file("p.rank1.ppe"),
+                dir.file("p.rank2.ppe.12.live"), dir.file("p.rank3.ppe"), dir.file("p.rank3.ppe.13.live") };
+            EXPECT_EQ(*files, expected) << argument;
+            ASSERT_EQ(messages.size(), 3u) << argument;
+            EXPECT_EQ(messages[0].kind, Message::Kind::Note);
+            EXPECT_EQ(messages[0].text,
+                dir.file("p.rank1.ppe.11.live") + ": left out: its process wrote its profile, "
+                    + dir.file("p.rank1.ppe"));
+            EXPECT_EQ(messages[1].kind, Message::Kind::Warning);
+            EXPECT_NE(messages[1].text.find(dir.file("p.rank2.ppe.12.live") + ": a process that did not write"),
+                std::string::npos)
+                << messages[1].text;
+            EXPECT_NE(messages[1].text.find("ppe --recover"), std::string::npos) << messages[1].text;
+            EXPECT_EQ(messages[2].kind, Message::Kind::Warning);
+        }
+        // A live file named alone is the user's choice: no note, nothing left out.
+        Messages messages;
+        const auto alone = profileFiles(dir.file("p.rank1.ppe.11.live"), &messages);
+        ASSERT_TRUE(alone);
+        EXPECT_EQ(alone->size(), 1u);
+        EXPECT_TRUE(messages.empty());
+    }
+
     TEST(MergeProfiles, NumbersAreSummarisedInRanges)
     {
         EXPECT_EQ(summariseNumbers({ 7, 3, 4, 5, 9 }), "3-5, 7, 9");
@@ -154,6 +205,39 @@ namespace {
         EXPECT_EQ(im.rows[2].rank, 2u);
         EXPECT_EQ(im.rows[2].samples, 100u);
         EXPECT_DOUBLE_EQ(im.rows[0].userPercent, 75.0);
+    }
+
+    // The max rank is the rank of the largest share, as documented, not the rank that spent the
+    // most time in the module: rank 0 has 400 of its 1000 hits there (40 %), rank 1 80 of its 100
+    // (80 %).
+    TEST(Imbalance, TheMaxRankIsTheLargestShareNotTheMostHits)
+    {
+        const std::vector<CodeModule> modules
+            = { { "first", { { 0x1000, 0x1100 } } }, { "second", { { 0x1100, 0x1200 } } } };
+        std::map<std::string, Profile> files;
+        files["r0"] = process(100, { { 0x1000, 600 }, { 0x1100, 400 } });
+        files["r0"].rank = 0;
+        files["r1"] = process(101, { { 0x1000, 20 }, { 0x1100, 80 } });
+        files["r1"].rank = 1;
+        ProfileMerge merge;
+        Messages messages;
+        for (const auto& [name, p] : files)
+            ASSERT_FALSE(merge.add(p, name, messages));
+        Report report = buildReport(merge.finish(messages), modules);
+        addImbalance(
+            report, modules, { "r0", "r1" }, [&](const std::string& name) -> Result<Profile> { return files.at(name); },
+            messages);
+        ASSERT_TRUE(report.imbalance);
+        const Imbalance& im = *report.imbalance;
+        ASSERT_EQ(im.modules.size(), 2u);
+        EXPECT_EQ(im.modules[0].name, "first"); // 620 hits against 480
+        EXPECT_EQ(im.modules[0].maxRank, 0u); // 60 % against 20 %
+        EXPECT_EQ(im.modules[1].name, "second");
+        EXPECT_DOUBLE_EQ(im.modules[1].hits, 480.0);
+        EXPECT_EQ(im.modules[1].maxRank, 1u) << "80 % of rank 1's hits, though rank 0 has 400 hits there to its 80";
+        EXPECT_DOUBLE_EQ(im.modules[1].maxPercent, 80.0);
+        EXPECT_DOUBLE_EQ(im.modules[1].minPercent, 40.0);
+        EXPECT_DOUBLE_EQ(im.modules[1].meanPercent, 60.0);
     }
 
     TEST(Imbalance, ManyRanksShowTheHeaviestAndTheLightestAndRanksWithoutARecordAreCounted)

@@ -16,13 +16,16 @@
 
 namespace ppe::formatter {
 
-// The profile files a PPE_FILE argument names: the file itself; every *.ppe in a directory (not
-// in its subdirectories), sorted; or, for a shell pattern the shell did not expand ('run/*.ppe'),
-// the files it matches, sorted. An error names the argument when it names no file.
-Result<std::vector<std::string>> profileFiles(const std::string& argument);
+// The profile files a PPE_FILE argument names: the file itself; every *.ppe and NAME.ppe.PID.live
+// in a directory (not in its subdirectories), sorted; or, for a shell pattern the shell did not
+// expand ('run/*.ppe'), the files it matches, sorted. Of a directory's or a pattern's live files,
+// one whose process wrote its profile (NAME.ppe with the same pid) is left out, with a note; one
+// without it (a process killed first) stays, to be read as recovered, with a warning naming it.
+// Notes and warnings go to `messages` when given. An error names the argument when it names no file.
+Result<std::vector<std::string>> profileFiles(const std::string& argument, Messages* messages = nullptr);
 
 // The files all the arguments name, in order (profileFiles of each).
-Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments);
+Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& arguments, Messages* messages = nullptr);
 
 // Folds profiles into their sum, one at a time. What the sum holds:
 // - counts, totals, saturated samples, ticks: summed; bins re-binned to the widest bin width (a

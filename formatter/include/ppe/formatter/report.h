@@ -250,7 +250,9 @@ struct ModuleImbalance {
     double minPercent = 0; // the smallest of the ranks' shares, % of each rank's in-range hits
     double meanPercent = 0;
     double maxPercent = 0;
-    uint64_t maxRank = 0; // the rank holding maxPercent (the first one, if several do)
+    // The rank holding maxPercent, the largest share of its own hits (the first one, if several do):
+    // a rank with few samples may hold it rather than the one that spent the most time there.
+    uint64_t maxRank = 0;
     double variation = 0; // coefficient of variation: standard deviation / mean of the shares; 0 if the mean is 0
 };
 
