@@ -347,6 +347,8 @@ namespace {
         Report report = buildReport(std::move(s.profile), s.modules);
         report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them
         analyseModules(request, s, report);
+        if (request.instructions) // disassembled from the object file (its code, not its debug file)
+            addReportInstructions(report, s.modules, s.lines.tables, s.lines.code, object.path, report.warnings);
         for (const std::string& w : report.warnings)
             addWarning(messages, w);
         return objectAnalysis(object, std::move(report));
