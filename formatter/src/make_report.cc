@@ -45,7 +45,8 @@ namespace {
     Result<Profile> readProfileOf(const ReportRequest& request, Messages& messages)
     {
         step(request, "reading the profile");
-        auto profile = readProfiles(request.profiles, messages);
+        auto profile = readProfiles(request.profiles, messages,
+            [&request](size_t done, size_t total) { step(request, "reading profiles", done, total); });
         if (!profile || request.object.empty())
             return profile;
         auto found = findObject(*profile, request.object, request.profiles.front());
