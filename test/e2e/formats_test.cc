@@ -293,6 +293,17 @@ for m in report["lines"]:
         EXPECT_NE(shown.out.find("\rppeout: reading the profile\033[K"), std::string::npos) << shown.out;
         EXPECT_NE(shown.out.find("\rppeout: rendering json\033[K"), std::string::npos) << shown.out;
         EXPECT_NE(shown.out.rfind("\r\033[K"), std::string::npos) << "the line is cleared";
+        // A merge counts the profiles it reads.
+        ASSERT_EQ(runProgram({ "mkdir", dir.file("many") }).status, 0);
+        for (const char* copy : { "/a.ppe", "/b.ppe", "/c.ppe" })
+            ASSERT_EQ(runProgram({ "cp", ppe, dir.file("many") + copy }).status, 0);
+        const RunResult merged = runProgram({ "script", "-qec",
+            std::string(PPEOUT) + " --progress always " + dir.file("many") + " " + dir.file("m.txt"), "/dev/null" });
+        ASSERT_EQ(merged.status, 0) << merged.out;
+        for (const char* counted : { "1/3", "2/3", "3/3" })
+            EXPECT_NE(
+                merged.out.find(std::string("\rppeout: reading profiles ") + counted + "\033[K"), std::string::npos)
+                << merged.out;
         const RunResult never = runProgram({ "script", "-qec",
             std::string(PPEOUT) + " --progress never -f json " + ppe + " " + dir.file("c.json"), "/dev/null" });
         ASSERT_EQ(never.status, 0) << never.out;
