@@ -2,17 +2,20 @@
 
 #include "elf_file.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/MC/MCAsmInfo.h>
 #include <llvm/MC/MCContext.h>
 #include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrAnalysis.h>
 #include <llvm/MC/MCInstrInfo.h>
 #include <llvm/MC/MCRegisterInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/MCTargetOptions.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -47,7 +50,51 @@ namespace {
         std::unique_ptr<llvm::MCContext> context;
         std::unique_ptr<llvm::MCDisassembler> disassembler;
         std::unique_ptr<llvm::MCInstPrinter> printer;
+        std::unique_ptr<llvm::MCInstrAnalysis> analysis; // branch targets; may be null
     };
+
+    // A function symbol, to name the targets of calls and jumps.
+    struct Symbol {
+        uint64_t address;
+        uint64_t size;
+        std::string name;
+    };
+
+    // The file's function symbols by address (its static table, else its dynamic one).
+    std::vector<Symbol> functionSymbols(const obj::ObjectFile& object)
+    {
+        std::vector<Symbol> out;
+        const auto* elf = llvm::dyn_cast<obj::ELFObjectFileBase>(&object);
+        if (!elf)
+            return out;
+        for (const obj::ELFSymbolRef s : elf->symbols()) {
+            llvm::Expected<obj::SymbolRef::Type> type = s.getType();
+            llvm::Expected<uint64_t> address = s.getAddress();
+            llvm::Expected<llvm::StringRef> name = s.getName();
+            if (type && address && name && *type == obj::SymbolRef::ST_Function && !name->empty())
+                out.push_back(Symbol { *address, s.getSize(), name->str() });
+            llvm::consumeError(type.takeError());
+            llvm::consumeError(address.takeError());
+            llvm::consumeError(name.takeError());
+        }
+        std::sort(out.begin(), out.end(), [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+        return out;
+    }
+
+    // " <foo>" or " <foo+0x1a>" for a branch target inside function foo, as objdump and perf
+    // annotate show it; "" when no symbol holds it.
+    std::string targetName(const std::vector<Symbol>& symbols, uint64_t target)
+    {
+        auto it = std::upper_bound(symbols.begin(), symbols.end(), target,
+            [](uint64_t address, const Symbol& s) { return address < s.address; });
+        if (it == symbols.begin())
+            return "";
+        --it;
+        const uint64_t offset = target - it->address;
+        if (offset && it->size && offset >= it->size) // a symbol without a size (crt's) holds up to the next
+            return "";
+        return " <" + it->name + (offset ? "+0x" + llvm::utohexstr(offset, true) : "") + ">";
+    }
 
     Result<Decoder> decoderFor(const obj::ObjectFile& object, const std::string& path)
     {
@@ -75,6 +122,7 @@ namespace {
             triple, d.asmInfo->getAssemblerDialect(), *d.asmInfo, *d.instructions, *d.registers));
         if (!d.disassembler || !d.printer)
             return noTarget;
+        d.analysis.reset(target->createMCInstrAnalysis(d.instructions.get()));
         d.printer->setPrintImmHex(true);
         d.printer->setPrintBranchImmAsAddress(true); // "jne 0x1190", not "jne -24"
         return d;
@@ -116,9 +164,21 @@ namespace {
         return out;
     }
 
+    // The name of a call's or jump's target, "" for other instructions.
+    std::string branchTarget(
+        const Decoder& d, const std::vector<Symbol>& symbols, const llvm::MCInst& inst, uint64_t address, uint64_t size)
+    {
+        uint64_t target = 0;
+        const llvm::MCInstrDesc& desc = d.instructions->get(inst.getOpcode());
+        if (!d.analysis || !(desc.isCall() || desc.isBranch())
+            || !d.analysis->evaluateBranch(inst, address, size, target))
+            return "";
+        return targetName(symbols, target);
+    }
+
     // Decodes [start, end) of one section.
-    void decode(
-        const Decoder& d, const CodeSection& section, uint64_t start, uint64_t end, std::vector<Instruction>& out)
+    void decode(const Decoder& d, const std::vector<Symbol>& symbols, const CodeSection& section, uint64_t start,
+        uint64_t end, std::vector<Instruction>& out)
     {
         const llvm::ArrayRef<uint8_t> bytes(
             reinterpret_cast<const uint8_t*>(section.bytes.data()), section.bytes.size());
@@ -139,7 +199,7 @@ namespace {
             const uint64_t pc = address + (d.subtarget->getTargetTriple().isX86() ? size : 0);
             d.printer->printInst(&inst, pc, "", *d.subtarget, os);
             os.flush();
-            out.push_back(Instruction { address, size, tidy(text) });
+            out.push_back(Instruction { address, size, tidy(text) + branchTarget(d, symbols, inst, address, size) });
             address += size;
         }
     }
@@ -156,13 +216,14 @@ Result<std::vector<Instruction>> disassemble(const std::string& path, const std:
     if (!decoder)
         return decoder.error();
     const std::vector<CodeSection> sections = codeSections(object);
+    const std::vector<Symbol> symbols = functionSymbols(object);
     std::vector<Instruction> out;
     for (const AddressRange& r : ranges) {
         for (const CodeSection& s : sections) {
             const uint64_t lo = std::max(r.start, s.address);
             const uint64_t hi = std::min(r.end, s.address + s.bytes.size());
             if (lo < hi)
-                decode(*decoder, s, lo, hi, out);
+                decode(*decoder, symbols, s, lo, hi, out);
         }
     }
     std::sort(out.begin(), out.end(), [](const Instruction& a, const Instruction& b) { return a.address < b.address; });

@@ -292,6 +292,37 @@ namespace {
         }
     }
 
+    // The file of a function's lowest address whose code is its own (not inlined into it from a
+    // header: gcc may open a function with an inlined helper's code), else of its lowest address.
+    int entryFileOf(const CodeModule& module, const LineTable& table)
+    {
+        int first = -1;
+        for (const AddressSpan& r : module.ranges) {
+            auto it = std::upper_bound(table.ranges.begin(), table.ranges.end(), r.start,
+                [](uint64_t address, const LineSpan& l) { return address < l.start; });
+            if (it != table.ranges.begin())
+                --it;
+            for (; it != table.ranges.end() && it->start < r.end; ++it) {
+                if (it->end <= r.start)
+                    continue;
+                if (it->inlinedInto < 0)
+                    return it->file;
+                first = first < 0 ? it->file : first;
+            }
+        }
+        return first;
+    }
+
+    // A unit's own file where it has code; else (a function, or a unit that only includes its code,
+    // as libm's s_sin-fma.c does s_sin.c) the file of its entry.
+    std::string entryFile(
+        const CodeModule& module, const LineTable& table, const std::vector<std::pair<int, int>>& places)
+    {
+        const bool ownCode = std::any_of(places.begin(), places.end(), [](const auto& p) { return p.first == 0; });
+        const int f = module.wholeFile && ownCode ? 0 : entryFileOf(module, table);
+        return f >= 0 && size_t(f) < table.files.size() ? table.files[size_t(f)] : "";
+    }
+
     ModuleLines moduleLines(const Profile& profile, const ModuleRow& row, const CodeModule& module,
         const LineTable& table, int firstLine, bool& split)
     {
@@ -315,6 +346,7 @@ namespace {
             out.busiest = std::max(out.busiest, cell.hits);
         }
         out.withoutLine = std::max(0.0, row.hits - lined);
+        out.entryFile = entryFile(module, table, places);
         RowMaker rows(table, row.hits);
         addOwnFile(out, module, table, byFile, firstLine, rows);
         addOtherFiles(out, table, byFile, inlinedInto, module.wholeFile ? 1 : firstLine, rows);

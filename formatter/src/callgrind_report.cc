@@ -101,19 +101,32 @@ namespace {
         return false;
     }
 
-    // A module with its line analysis: the own file's lines, the code no line owns on line 0, then
-    // the lines of other files (headers, inlined code) under fi=.
+    // The file a module's cost lines start in (fl=): its entry file, else its own file.
+    const FileLines* entryFile(const ModuleLines& m)
+    {
+        for (const FileLines& f : m.files) {
+            if (f.name == m.entryFile)
+                return &f;
+        }
+        for (const FileLines& f : m.files) {
+            if (f.own)
+                return &f;
+        }
+        return nullptr;
+    }
+
+    // A module with its line analysis: the entry file's lines (fl=), the code no line owns on line 0,
+    // then the lines of other files (headers, inlined code) under fi=. KCachegrind keeps them all
+    // under the one function; callgrind_annotate lists the function once per file ("file:fn").
     void moduleWithLines(Writer& w, const ModuleRow& row, const ModuleLines& m)
     {
-        const FileLines* own = nullptr;
-        for (const FileLines& f : m.files)
-            own = f.own && !own ? &f : own;
-        w.function(own ? pathOf(*own) : "???", row.name);
-        if (own)
-            w.rows(*own, row.address);
+        const FileLines* entry = entryFile(m);
+        w.function(entry ? pathOf(*entry) : (m.entryFile.empty() ? "???" : m.entryFile), row.name);
+        if (entry)
+            w.rows(*entry, row.address);
         w.costLine(row.address, 0, m.withoutLine);
         for (const FileLines& f : m.files) {
-            if (&f == own)
+            if (&f == entry)
                 continue;
             w.out += "fi=" + w.files(pathOf(f)) + '\n';
             w.rows(f, row.address);

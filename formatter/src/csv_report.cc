@@ -144,15 +144,19 @@ namespace {
         emit(s, base);
     }
 
-    void functionRow(Scope& s, const std::string& name, double hits, double percent, double error)
+    // A function row of shared object `o`; the percent and error cells stay empty where the model
+    // has none (the functions left out of the list have only their hits).
+    void functionRow(Scope& s, const ObjectRow& o, const std::string& name, double hits, const Share* share)
     {
         Row row;
         row[kKind] = "function";
-        row[kObject] = s.object;
+        row[kObject] = o.path;
         row[kFunction] = name;
         row[kHits] = number(hits);
-        row[kPercent] = number(percent);
-        row[kError] = number(error);
+        if (share) {
+            row[kPercent] = number(share->percent);
+            row[kError] = number(share->error);
+        }
         emit(s, row);
     }
 
@@ -179,8 +183,8 @@ namespace {
             emit(s, fn);
         }
         if (o.moreFunctions)
-            functionRow(s, fmt::format("({} more functions)", o.moreFunctions), o.moreFunctionsHits, 0, 0);
-        functionRow(s, "(no function)", o.withoutFunction.hits, o.withoutFunction.percent, o.withoutFunction.error);
+            functionRow(s, o, fmt::format("({} more functions)", o.moreFunctions), o.moreFunctionsHits, nullptr);
+        functionRow(s, o, "(no function)", o.withoutFunction.hits, &o.withoutFunction);
         for (const AddressRow& a : o.hottest) {
             Row at;
             at[kKind] = "address";

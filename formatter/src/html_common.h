@@ -30,8 +30,9 @@ inline std::string hitsText(double hits)
 }
 
 // The program text of the analysed modules (of the executable or of one shared object, `prefix`
-// "o1" for the second).
-void programText(std::string& out, const std::vector<ModuleLines>& lines, const std::string& prefix);
+// "o1" for the second, named `object`).
+void programText(
+    std::string& out, const std::vector<ModuleLines>& lines, const std::string& prefix, const std::string& object = "");
 
 extern const char* const kStyle; // the page's CSS
 extern const char* const kScript; // sorting the tables, showing and hiding instructions

@@ -351,7 +351,7 @@ namespace html {
                 a.hits, a.percent, esc(a.path));
             const Analysed analysed = analysedModules(a.lines);
             moduleTable(out, a.modules, a.unattributed, analysed, prefix, true);
-            programText(out, a.lines, prefix);
+            programText(out, a.lines, prefix, a.name);
             out += "</section>\n";
         }
 

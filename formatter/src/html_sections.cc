@@ -2,6 +2,8 @@
 // a merge.
 #include "html_common.h"
 
+#include <map>
+
 namespace ppe::formatter::html {
 
 namespace {
@@ -17,13 +19,41 @@ namespace {
             + numberCell(hits, hitsText(hits));
     }
 
-    // The rows under an object's own: its busiest functions, its busiest addresses no function
-    // owns, and what was left out.
-    void objectChildren(std::string& out, const ObjectRow& o)
+    // Where the object's analysis (its section "o3", "" when it has none) shows each module's text.
+    struct ObjectLinks {
+        std::string section;
+        std::map<std::string, std::string> text; // module name -> the id of its program text
+    };
+
+    ObjectLinks objectLinks(const Report& r, const ObjectRow& o)
     {
-        for (const FunctionRow& f : o.functions)
-            out += "<tr class=\"child\"><td class=\"name\">" + esc(f.name) + "</td>"
+        ObjectLinks links;
+        for (size_t k = 0; k < r.objectAnalyses.size(); ++k) {
+            const ObjectAnalysis& a = r.objectAnalyses[k];
+            if (a.path != o.path)
+                continue;
+            links.section = fmt::format("o{}", k);
+            for (size_t i = 0; i < a.lines.size(); ++i)
+                links.text.emplace(a.lines[i].name, moduleId(links.section, i));
+        }
+        return links;
+    }
+
+    std::string linked(const std::string& name, const std::string& id)
+    {
+        return id.empty() ? esc(name) : fmt::format("<a href=\"#{}\">{}</a>", id, esc(name));
+    }
+
+    // The rows under an object's own: its busiest functions (linked to their program text in the
+    // object's analysis), its busiest addresses no function owns, and what was left out.
+    void objectChildren(std::string& out, const ObjectRow& o, const ObjectLinks& links)
+    {
+        for (const FunctionRow& f : o.functions) {
+            const auto text = links.text.find(f.name);
+            out += "<tr class=\"child\"><td class=\"name\">"
+                + linked(f.name, text == links.text.end() ? "" : text->second) + "</td>"
                 + shareCells(f.percent, f.error, f.hits) + "<td></td></tr>\n";
+        }
         for (const AddressRow& a : o.hottest)
             out += fmt::format("<tr class=\"child\"><td class=\"name\">{}<code>0x{:x}</code> (no function)</td>{}"
                                "<td></td></tr>\n",
@@ -32,10 +62,14 @@ namespace {
             out += "<tr class=\"child\"><td class=\"name\">(no function)</td>"
                 + shareCells(o.withoutFunction.percent, o.withoutFunction.error, o.withoutFunction.hits)
                 + "<td></td></tr>\n";
-        if (o.moreFunctions || o.moreAddresses)
-            out += fmt::format("<tr class=\"child more\"><td colspan=\"5\">{} more functions, {} more addresses "
-                               "without one</td></tr>\n",
-                o.moreFunctions, o.moreAddresses);
+        if (o.moreFunctions)
+            out += fmt::format("<tr class=\"child more\"><td class=\"name\">({} more functions)</td><td></td><td></td>"
+                               "{}<td></td></tr>\n",
+                o.moreFunctions, numberCell(o.moreFunctionsHits, hitsText(o.moreFunctionsHits)));
+        if (o.moreAddresses)
+            out += fmt::format(
+                "<tr class=\"child more\"><td colspan=\"5\">{} more addresses without a function</td></tr>\n",
+                o.moreAddresses);
         if (!o.note.empty())
             out += "<tr class=\"child more\"><td colspan=\"5\">functions unknown: " + esc(o.note) + "</td></tr>\n";
     }
@@ -51,9 +85,10 @@ void objectsSection(std::string& out, const Report& r)
            "<th class=\"num\">Time %</th><th class=\"num\">&#177; error</th><th class=\"num\">Hits</th>"
            "<th>Path</th></tr></thead>\n";
     for (const ObjectRow& o : r.objects) {
-        out += "<tbody><tr class=\"object\"><td class=\"name\">" + esc(o.name) + "</td>"
+        const ObjectLinks links = objectLinks(r, o);
+        out += "<tbody><tr class=\"object\"><td class=\"name\">" + linked(o.name, links.section) + "</td>"
             + shareCells(o.percent, o.error, o.hits) + "<td><code>" + esc(o.path) + "</code></td></tr>\n";
-        objectChildren(out, o);
+        objectChildren(out, o, links);
         out += "</tbody>\n";
     }
     out += "</table></div></section>\n";

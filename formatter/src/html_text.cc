@@ -114,11 +114,11 @@ namespace {
         out += "</p>\n";
     }
 
-    void moduleText(std::string& out, const ModuleLines& m, const std::string& id)
+    void moduleText(std::string& out, const ModuleLines& m, const std::string& id, const std::string& object)
     {
-        out += fmt::format("<article class=\"module\" id=\"{}\"><h3>{} <span class=\"meta\">{:.0f} hits &middot; "
+        out += fmt::format("<article class=\"module\" id=\"{}\"><h3>{}{} <span class=\"meta\">{:.0f} hits &middot; "
                            "lines from the {}</span></h3>\n",
-            id, esc(m.name), m.hits, esc(m.origin));
+            id, esc(m.name), object.empty() ? "" : " in " + esc(object), m.hits, esc(m.origin));
         busiestLines(out, m, id);
         for (size_t f = 0; f < m.files.size(); ++f)
             fileTable(out, m, f, id);
@@ -134,10 +134,11 @@ namespace {
 
 } // namespace
 
-void programText(std::string& out, const std::vector<ModuleLines>& lines, const std::string& prefix)
+void programText(
+    std::string& out, const std::vector<ModuleLines>& lines, const std::string& prefix, const std::string& object)
 {
     for (size_t i = 0; i < lines.size(); ++i)
-        moduleText(out, lines[i], moduleId(prefix, i));
+        moduleText(out, lines[i], moduleId(prefix, i), object);
 }
 
 } // namespace ppe::formatter::html

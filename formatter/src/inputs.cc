@@ -207,15 +207,25 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths)
     return readProfiles(paths, ignored);
 }
 
-Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages)
+Result<Profile> readProfiles(
+    const std::vector<std::string>& paths, Messages& messages, const std::function<void(size_t, size_t)>& progress)
 {
     const auto files = profileFiles(paths, &messages);
     if (!files)
         return files.error();
     if (files->empty())
         return Error { "", 0, "0 profiles: nothing to format" };
-    if (files->size() > 1)
-        return mergeProfileFiles(*files, readProfileFile, messages);
+    if (files->size() > 1) {
+        size_t done = 0;
+        return mergeProfileFiles(
+            *files,
+            [&](const std::string& path) {
+                if (progress)
+                    progress(++done, files->size());
+                return readProfileFile(path);
+            },
+            messages);
+    }
     const std::string& path = files->front();
     auto profile = readProfileFile(path);
     if (profile)

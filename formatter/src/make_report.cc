@@ -45,7 +45,8 @@ namespace {
     Result<Profile> readProfileOf(const ReportRequest& request, Messages& messages)
     {
         step(request, "reading the profile");
-        auto profile = readProfiles(request.profiles, messages);
+        auto profile = readProfiles(request.profiles, messages,
+            [&request](size_t done, size_t total) { step(request, "reading profiles", done, total); });
         if (!profile || request.object.empty())
             return profile;
         auto found = findObject(*profile, request.object, request.profiles.front());
@@ -347,6 +348,8 @@ namespace {
         Report report = buildReport(std::move(s.profile), s.modules);
         report.warnings.clear(); // hits where no unit is (the PLT): its "(no module)" row shows them
         analyseModules(request, s, report);
+        if (request.instructions) // disassembled from the object file (its code, not its debug file)
+            addReportInstructions(report, s.modules, s.lines.tables, s.lines.code, object.path, report.warnings);
         for (const std::string& w : report.warnings)
             addWarning(messages, w);
         return objectAnalysis(object, std::move(report));

@@ -99,8 +99,6 @@ ObjectAnalysis objectAnalysis(const SharedObject& object, Report&& report)
     ObjectAnalysis a { object.path, name, double(object.hits),
         report.profile.total ? 100.0 * double(object.hits) / double(report.profile.total) : 0,
         std::move(report.modules), report.unattributed, std::move(report.lines) };
-    for (ModuleLines& m : a.lines)
-        m.name = fmt::format("{} in {}", m.name, name);
     return a;
 }
 

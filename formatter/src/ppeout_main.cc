@@ -294,8 +294,16 @@ int diffMain(const Options& o)
     base.map = o.baseMap;
     base.exe = o.baseExe;
     base.listings.clear();
+    pf::ProgressLine progress(2, progressMode(o.progress));
+    base.progress = [&progress](std::string_view phase, size_t done, size_t total) {
+        progress.phase("base: " + std::string(phase), done, total);
+    };
+    pf::ReportRequest current = o.request;
+    current.progress
+        = [&progress](std::string_view phase, size_t done, size_t total) { progress.phase(phase, done, total); };
     pf::Messages messages;
-    const ppe::Result<pf::DiffReport> diff = pf::makeDiffReport(base, o.request, messages);
+    const ppe::Result<pf::DiffReport> diff = pf::makeDiffReport(base, current, messages);
+    progress.finish(); // the line cleared before the messages
     print(messages);
     if (!diff)
         fail(diff.error().str());

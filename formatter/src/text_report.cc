@@ -297,12 +297,13 @@ namespace {
     }
 
     // PPE's program text: hits, a bar scaled to the module's busiest line and the accumulated % of
-    // the module's time on each line that took hits; the source text on every line.
-    void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options)
+    // the module's time on each line that took hits; the source text on every line. A shared
+    // object's module is named with the object's: "__sin_fma in libm.so.6".
+    void moduleText(std::string& out, const ModuleLines& m, const TextOptions& options, const std::string& object = "")
     {
         const unsigned width = options.barWidth;
-        out += fmt::format(
-            "\nProgram text.  Module {}  Hits total {:.0f}  (lines from the {})\n", m.name, m.hits, m.origin);
+        out += fmt::format("\nProgram text.  Module {}{}  Hits total {:.0f}  (lines from the {})\n", m.name,
+            object.empty() ? "" : " in " + object, m.hits, m.origin);
         for (const FileLines& file : m.files) {
             out += fileHeading(file);
             out += fmt::format("{:>6} {:>8} {:<{}} {:>6}  {}\n", "Line", "Hits", "", width, "Acc %", "Source");
@@ -329,7 +330,7 @@ namespace {
         out += fmt::format(" Path: {}\n\n", a.path);
         moduleRows(out, a.modules, a.unattributed);
         for (const ModuleLines& m : a.lines)
-            moduleText(out, m, options);
+            moduleText(out, m, options, a.name);
     }
 
 } // namespace

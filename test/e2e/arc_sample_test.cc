@@ -3,6 +3,7 @@
 // ppeout with the build's map: the samples in the three must fit 0.6, 0.3 and 0.1 (a chi-square test
 // at 1e-4). QEMU attributes PCs to translation-block entries, so shares are compared at function
 // level (--by function) everywhere.
+#include "csv_rows.h"
 #include "local_server.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -310,6 +311,16 @@ TEST(ArcEndToEnd, HotLineFromTheArcListing)
     for (size_t i = 1; i < lines.size(); ++i) // accumulated in file order
         EXPECT_GE(std::stod(lines[i].acc), std::stod(lines[i - 1].acc));
     EXPECT_GE(std::stod(lines.back().acc), 90.0);
+    // --asm: the listing's own ARC code under each line, its hits adding up to the line's (exactly:
+    // from the CSV of the same report), the hot line's among them.
+    const RunResult csv = runProgram({ PPEOUT, "--format", "csv", "--asm", split + ".map", out, "-", split + ".lis" });
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    const std::vector<CsvRow> rows = csvRows(csv.out);
+    EXPECT_GE(expectInstructionsSumToTheirLines(rows), 2u) << csv.out;
+    const bool hotHasInstructions = std::any_of(rows.begin(), rows.end(), [&](const CsvRow& r) {
+        return r["kind"] == "instruction" && r["line"] == std::to_string(hot->line) && r.hits() > 0;
+    });
+    EXPECT_TRUE(hotHasInstructions) << "no instruction with hits under line " << hot->line << "\n" << csv.out;
     // No map: units and functions from the ARC executable's DWARF (LLVM reads it without an ARC target).
     RunResult dwarf = runProgram({ PPEOUT, "--by", "function", out, "-" });
     ASSERT_EQ(dwarf.status, 0) << dwarf.err;

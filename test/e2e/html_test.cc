@@ -1,6 +1,7 @@
 // ppeout --asm and --format html on the example simp: the instructions under the hot lines (from
 // its listing, and disassembled from the executable), and the HTML page in a real browser
 // (headless Chromium: no console error, no request, a screenshot that is not blank).
+#include "csv_rows.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -78,8 +79,8 @@ namespace {
     }
 
     // Every line with hits has its instructions, ascending, summing to its hits (printed rounded:
-    // half a hit per row either way); the hottest instruction is in sd's loop (the `for` line or
-    // the test inside it). Returns the hottest instruction.
+    // half a hit per row either way; expectExactSums checks the sums themselves); the hottest instruction is in sd's
+    // loop (the `for` line or the test inside it). Returns the hottest instruction.
     Instruction expectHottestInLoop(const std::string& report)
     {
         const std::vector<AsmLine> lines = asmLines(report);
@@ -110,6 +111,16 @@ namespace {
         return hottest;
     }
 
+    // The exact sums behind the text's rounded ones: in the CSV of the same report (ppeout `args`
+    // with --asm), each line's instruction rows add up to the line's hits.
+    void expectExactSums(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), { PPEOUT, "--format", "csv", "--asm" });
+        const RunResult csv = runProgram(args);
+        ASSERT_EQ(csv.status, 0) << csv.err;
+        EXPECT_GE(expectInstructionsSumToTheirLines(csvRows(csv.out)), 1u) << csv.out;
+    }
+
     // objdump's address column: " 1189:" (the regex then wants the tab after it).
     std::string hex(uint64_t address)
     {
@@ -127,6 +138,7 @@ namespace {
         ASSERT_EQ(out.status, 0) << out.err;
         EXPECT_EQ(withoutBenignWarnings(out.err), "");
         const Instruction hottest = expectHottestInLoop(out.out);
+        expectExactSums({ kExamples + "/simp.map", ppe, "-", kExamples + "/simp.lis" });
         // The listing's own text for it: the statement as gas shows it, blanks made one space.
         const std::string listing = readFile(kExamples + "/simp.lis");
         std::string spaced;
@@ -143,6 +155,7 @@ namespace {
         ASSERT_EQ(out.status, 0) << out.err;
         EXPECT_EQ(withoutBenignWarnings(out.err), "");
         const Instruction hottest = expectHottestInLoop(out.out);
+        expectExactSums({ ppe, "-" });
         // LLVM decodes the instructions objdump does, at the same addresses.
         const RunResult dump = runProgram({ "objdump", "-d", "--no-show-raw-insn", kExamples + "/simp" });
         if (dump.status != 0)

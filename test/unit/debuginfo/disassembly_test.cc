@@ -88,6 +88,32 @@ namespace {
         EXPECT_GT(compare(dump, *ours), dump.mnemonics.size() * 9 / 10);
     }
 
+    // Calls and jumps name their target as objdump does ("call 0x1149 <foo>", "jne 0x11a0 <bar+0x20>"),
+    // where a function symbol holds it (objdump's PLT entries, from relocations, are not symbols).
+    TEST(Disassembly, X86BranchTargetsNamedAsObjdumpNamesThem)
+    {
+        const auto run = runProgram({ "objdump", "-d", "-j", ".text", "--no-show-raw-insn", DI_CXX });
+        ASSERT_EQ(run.status, 0) << run.err;
+        const Dump dump = objdump("objdump", DI_CXX);
+        auto ours = disassemble(DI_CXX, { { dump.start, dump.end } });
+        ASSERT_TRUE(ours.ok()) << ours.error().str();
+        std::map<uint64_t, std::string> text;
+        for (const Instruction& i : *ours)
+            text[i.address] = i.text;
+        static const std::regex kBranch(R"(^ *([0-9a-f]+):\t(call|jmp|j[a-z]+) +[0-9a-f]+ (<[^@>]+>)$)");
+        std::istringstream in(run.out);
+        std::smatch m;
+        size_t named = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (!std::regex_match(line, m, kBranch))
+                continue;
+            const std::string& ourText = text[std::stoull(m[1], nullptr, 16)];
+            EXPECT_TRUE(ourText.ends_with(" " + m[3].str())) << line << " | ours: " << ourText;
+            ++named;
+        }
+        EXPECT_GT(named, 5u);
+    }
+
     TEST(Disassembly, AArch64InstructionsAgreeWithTheCrossObjdump)
     {
         if (!installed("aarch64-linux-gnu-gcc") || !installed("aarch64-linux-gnu-objdump"))

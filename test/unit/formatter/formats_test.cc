@@ -237,6 +237,15 @@ namespace {
         EXPECT_EQ(first[column["line"]], "12");
         EXPECT_EQ(first[column["function"]], "sd");
         EXPECT_EQ(first[column["text"]], "mov %rdi,%rax");
+        // Every function row names its object; the left-out functions have hits and no share.
+        for (const auto& r : rows) {
+            if (r[0] != "function")
+                continue;
+            EXPECT_EQ(r[column["object"]], "/lib/libc.so.6") << r[column["function"]];
+            const bool more = r[column["function"]] == "(2 more functions)";
+            EXPECT_EQ(r[column["percent"]].empty(), more) << r[column["function"]];
+            EXPECT_EQ(r[column["error"]].empty(), more) << r[column["function"]];
+        }
     }
 
     TEST(Json, InstructionsUnderTheirLine)
@@ -255,7 +264,7 @@ namespace {
 
     TEST(Renderers, FoundByName)
     {
-        for (const char* name : { "ppl", "json", "csv", "callgrind" })
+        for (const char* name : { "ppl", "json", "csv", "callgrind", "html" })
             ASSERT_NE(findRenderer(name), nullptr) << name;
         EXPECT_EQ(findRenderer("xml"), nullptr);
         EXPECT_STREQ(renderers().front().name, "ppl") << "the default first";
@@ -293,6 +302,33 @@ namespace {
                 std::string::npos);
             progress.finish();
             EXPECT_NE(readUntil(master, "\r\033[K").find("\r\033[K"), std::string::npos) << "the line cleared";
+        }
+        ::close(terminal);
+        ::close(master);
+    }
+
+    // Auto on a terminal: nothing while the delay lasts (a fast run shows no line), then the phase
+    // it is in, drawn by the progress thread without another phase starting.
+    TEST(Progress, AutoOnATerminalWaitsForTheDelay)
+    {
+        const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+        if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0)
+            GTEST_SKIP() << "no pseudo-terminal (posix_openpt)";
+        const int terminal = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+        ASSERT_GE(terminal, 0);
+        const auto delay = std::chrono::milliseconds(1500);
+        const auto start = std::chrono::steady_clock::now();
+        {
+            ProgressLine progress(terminal, ProgressMode::Auto, delay);
+            progress.phase("reading DWARF");
+            pollfd p { master, POLLIN, 0 };
+            const int ready = ::poll(&p, 1, 700);
+            if (std::chrono::steady_clock::now() - start < delay) { // not when the machine stalled that long
+                EXPECT_EQ(ready, 0) << "written before the delay";
+            }
+            const std::string shown = readUntil(master, "ppeout: reading DWARF\033[K");
+            EXPECT_NE(shown.find("\rppeout: reading DWARF\033[K"), std::string::npos) << shown;
+            EXPECT_GE(std::chrono::steady_clock::now() - start, delay);
         }
         ::close(terminal);
         ::close(master);

@@ -10,6 +10,7 @@
 #include "ppe/mapparse/link_map.h"
 #include "ppe/support/result.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ namespace ppe::formatter {
 // The profile a report is made of: a .ppe file, or the NAME.ppe.PID.live file of a killed run
 // (recovered); a directory or a shell pattern among `paths` names many (profileFiles), which are
 // merged one at a time (merge_profiles.h; notes on re-binning go to `messages`). The error names
-// the file, and says so when it looks like a linker map (arguments in the wrong order).
-Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages);
+// the file, and says so when it looks like a linker map (arguments in the wrong order). With many,
+// `progress` is called before each is read (done counts from 1).
+Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages,
+    const std::function<void(size_t done, size_t total)>& progress = {});
 Result<Profile> readProfiles(const std::vector<std::string>& paths);
 
 // One .ppe file, or a live file recovered.

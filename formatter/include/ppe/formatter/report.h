@@ -151,6 +151,9 @@ struct ModuleLines {
     double busiest = 0; // the hits of its busiest line: the bars are scaled to it
     double splitHits = 0; // hits of its lines from bins split between lines or modules
     std::vector<FileLines> files;
+    // The file of the module's lowest address that has a line (a function's entry: its own file
+    // even where DWARF's unit names it otherwise), as FileLines::name; "" when no code has a line.
+    std::string entryFile = {};
 };
 
 // A function inside a shared object, with its share of all samples.
