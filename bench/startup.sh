@@ -6,8 +6,8 @@
 #   as a ratio to the program without the collector, the median of 3 batches taken in turn;
 # - memory: the resident set (VmRSS, smaps_rollup's Rss and Private_Dirty) and the number of
 #   mappings of the running program after 0.2 s of work, with and without the collector, for
-#   several PPE_MEM budgets (pages of 512 bytes); then the same for a program whose 4 MiB of code
-#   is sampled all over (generated here: 2048 functions of about 2 KiB, 20 kHz for about 1 s), so
+#   several PPE_MEM budgets (pages of 512 bytes); then the same for a program whose 8 MiB of code
+#   is sampled all over (generated here: 2048 functions of about 4 KiB at -O0, 20 kHz for 1 s), so
 #   that the histogram's written pages, not the program, decide how much of the budget is resident.
 # Usage: bench/startup.sh [BUILD_DIR] [N]      (after scripts/build.sh); MEMS="256 2048 ..." budgets.
 set -euo pipefail
