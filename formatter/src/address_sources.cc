@@ -286,6 +286,13 @@ namespace {
 Result<PlacedListing> placeListing(
     const listparse::Listing& listing, const std::string& listingPath, const mapparse::LinkMap& map)
 {
+    if (listing.ltoBytecode && listing.ranges.empty())
+        return Error { listingPath, 0,
+            fmt::format("made at compile time with -flto: it holds the link-time bytecode of {} (.gnu.lto_ "
+                        "sections), no code (gcc makes the code at link time), ignored; with -g the lines come from "
+                        "the executable's DWARF (modules by source file), or list at link time: -Wa,-adhln=FILE "
+                        "on the link command, with -flto-partition=one",
+                listing.primarySource.empty() ? moduleKey(listingPath) : listing.primarySource) };
     const std::string bySource = listing.primarySource.empty() ? "" : moduleKey(listing.primarySource);
     const std::string byListing = moduleKey(listingPath);
     std::optional<Error> mismatch;

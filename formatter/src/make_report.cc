@@ -39,6 +39,7 @@ namespace {
         std::optional<debuginfo::DebugInfo> image; // the executable's symbols and DWARF, when read
         // The image was read without line tables: readReportLines reads those the report needs.
         bool linesLater = false;
+        ModuleKind kind = ModuleKind::Unit; // what the modules are (never Auto)
     };
 
     // The profile, or with --object the profile of the shared object it names (objectProfile).
@@ -130,6 +131,7 @@ namespace {
     Sources sourcesFromDwarf(
         const ReportRequest& request, ModuleKind by, Profile profile, debuginfo::DebugInfo info, Messages& messages)
     {
+        const ModuleKind kind = chooseModuleKind(info, by);
         DebugModules debug = modulesFromDebugInfo(info, by);
         if (request.verbose) {
             const auto detailed = std::count_if(
@@ -140,7 +142,7 @@ namespace {
                     info.debugPath.empty() ? "nowhere (symbols only)" : info.debugPath));
         }
         return Sources { std::move(profile), std::move(debug.modules),
-            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(info) };
+            LineSources { std::move(debug.tables), std::move(debug.baseDirs), {} }, std::move(info), false, kind };
     }
 
     // The one warning for a map whose units are link-time partitions (-flto): what they are and
@@ -210,6 +212,7 @@ namespace {
         Sources s;
         std::vector<size_t> unitOf;
         s.modules = modulesFromMap(*map, unitOf);
+        s.kind = request.by == ModuleKind::Function ? ModuleKind::Function : ModuleKind::Unit;
         if (request.by == ModuleKind::Function) {
             if (!*info || !sameBuild(*profile, *info)) {
                 return Error { "", 0,
@@ -406,7 +409,8 @@ namespace {
     {
         step(request, "attributing samples");
         Report report = buildReport(std::move(s.profile), s.modules);
-        report.functionModules = request.by == ModuleKind::Function;
+        report.functionModules = s.kind == ModuleKind::Function;
+        report.moduleKind = s.kind == ModuleKind::File ? "file" : report.functionModules ? "function" : "unit";
         if (s.linesLater)
             readReportLines(request, s, report, messages);
         analyseModules(request, s, report);

@@ -179,6 +179,8 @@ void ListingParser::onSection(std::string_view directive, std::string_view args)
         m_truncatedSections.insert(name);
     if (startsWith(name, ".debug"))
         m_showsDebugging = true;
+    if (startsWith(name, ".gnu.lto_") || startsWith(name, ".gnu.debuglto_"))
+        m_ltoBytecode = true;
     declare(name, parts.size() > 1 ? std::optional(parts[1]) : std::nullopt);
     if (directive == ".pushsection")
         m_sections.push(SectionRef { name, 0 });
@@ -339,6 +341,7 @@ Listing ListingParser::finish()
     out.codeLines = std::move(layout.codeLines);
     out.sourceLines = sourceLines(indexOfId);
     out.truncatedSections = m_truncatedSections;
+    out.ltoBytecode = m_ltoBytecode;
     if (!m_showsDebugging && code.contains(m_sections.current())) {
         out.openSection = m_sections.current();
         out.openSectionAlignment = m_sectionInfo[out.openSection].alignment;

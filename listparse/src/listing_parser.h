@@ -78,6 +78,7 @@ private:
     std::optional<int> m_sourceFileBeforeCode; // the file of source lines since the last Code line
     bool m_textCut = false; // the current statement reaches gas's text width
     bool m_showsDebugging = false; // the listing was made without 'd'
+    bool m_ltoBytecode = false; // a .gnu.lto_* or .gnu.debuglto_* section (Listing::ltoBytecode)
 };
 
 // True when some line of the listing is a .loc directive.

@@ -102,6 +102,7 @@ namespace {
         r.totals.intervalMs = 0.5;
         r.totals.system = 20;
         r.functionModules = true;
+        r.moduleKind = "function";
         r.modules = { ModuleRow { 0, "sd", 90, 90, 3, 90, 0x1100, 0x40, 75, 0, 1 },
             ModuleRow { 1, "main", 8, 8, 2.7, 98, 0x1000, 0x80, 6.67, 0, 1 } };
         r.unattributed = Share { 2, 2, 1.4 };
@@ -260,6 +261,7 @@ namespace {
             << out;
         EXPECT_NE(out.find("\"more_functions_hits\": 5"), std::string::npos);
         EXPECT_NE(out.find("\"function_modules\": true"), std::string::npos);
+        EXPECT_NE(out.find("\"module_kind\": \"function\""), std::string::npos) << out;
     }
 
     TEST(Renderers, FoundByName)

@@ -80,6 +80,26 @@ TEST(Simp, TheHotLoopLineOwnsCodeInsideSdsLoop)
     }
 }
 
+// gcc -O2 -g -flto -c sieve.c -Wa,-adhln=sieve.lis (examples/lto/), its first lines and the
+// first of its .gnu.lto_ sections: intermediate code only, no code section with bytes.
+TEST(Lto, ACompileTimeListingHoldsLinkTimeBytecodeOnly)
+{
+    const std::string text = "   1              \t\t.file\t\"sieve.c\"\n"
+                             "   2              \t\t.file 1 \"sieve.c\"\n"
+                             "   3              \t\t.section\t.gnu.debuglto_.debug_info,\"e\",@progbits\n"
+                             "   4              \t.Ldebug_info0:\n"
+                             "   5 0000 7D000000 \t\t.long\t0x7d\n"
+                             " 280              \t\t.text\n"
+                             " 281              \t\t.section\t.gnu.lto_.profile.69a1a217f504682e,\"e\",@progbits\n"
+                             " 282 0000 00       \t\t.string\t\"\"\n";
+    auto listing = parseListing(text, "sieve.lis");
+    ASSERT_TRUE(listing) << listing.error().str();
+    EXPECT_TRUE(listing->ltoBytecode);
+    EXPECT_TRUE(listing->ranges.empty());
+    for (const std::string name : { "simp.x86_64-gcc-O2", "ktest.x86_64-gfortran-O3" })
+        EXPECT_FALSE(parseFixture(name).ltoBytecode) << name;
+}
+
 TEST(Simp, AtO2MainIsInTextStartupAndSdInText)
 {
     for (std::string name : { "simp.x86_64-gcc-O2", "simp.arc-gcc-O2", "simp.aarch64-gcc-O2" }) {

@@ -43,8 +43,8 @@ namespace {
     INSTANTIATE_TEST_SUITE_P(Linkers, LtoMapFixture,
         ::testing::Values(LtoMap { "gcc-flto.gnuld.map", Dialect::GnuLd },
             LtoMap { "gcc-flto.gold.map", Dialect::Gold }, LtoMap { "gcc-flto.mold.map", Dialect::Mold },
-            LtoMap { "clang-thinlto.lld.map", Dialect::Lld }, LtoMap { "clang-thinlto.gold.map", Dialect::Gold },
-            LtoMap { "clang-thinlto.mold.map", Dialect::Mold }),
+            LtoMap { "clang-thinlto.lld.map", Dialect::Lld }, LtoMap { "clang-thinlto.gnuld.map", Dialect::GnuLd },
+            LtoMap { "clang-thinlto.gold.map", Dialect::Gold }, LtoMap { "clang-thinlto.mold.map", Dialect::Mold }),
         [](const auto& info) {
             std::string name = info.param.file;
             for (char& c : name) {

@@ -24,14 +24,14 @@ namespace {
         EXPECT_EQ(m.codeSize(), 0u);
     }
 
-    // What the linkers' maps name link-time partitions (test/data/maps/lto-*.map).
+    // What the linkers' maps name link-time partitions (test/data/maps/lto/*.map).
     TEST(LinkTimePartition, RecognisesTheNamesOfEachLinker)
     {
         EXPECT_TRUE(isLinkTimePartition("/tmp/ccdMgSGg.ltrans0.ltrans.o")); // gcc -flto: GNU ld, gold, mold
         EXPECT_TRUE(isLinkTimePartition("/tmp/ccZVrPVV.ltrans12.ltrans.o"));
         EXPECT_TRUE(isLinkTimePartition("prog.ltrans0.ltrans.o")); // gcc -flto -save-temps
         EXPECT_TRUE(isLinkTimePartition("lto.tmp")); // clang -flto, -flto=thin: lld
-        EXPECT_TRUE(isLinkTimePartition("/tmp/lto-llvm-681741.o")); // clang through LLVMgold: gold, mold
+        EXPECT_TRUE(isLinkTimePartition("/tmp/lto-llvm-681741.o")); // clang through LLVMgold: GNU ld, gold, mold
         EXPECT_FALSE(isLinkTimePartition("simp.o"));
         EXPECT_FALSE(isLinkTimePartition("/tmp/ccdMgSGg.o")); // gcc's temporary object without -flto
         EXPECT_FALSE(isLinkTimePartition("libx.a(y.o)"));

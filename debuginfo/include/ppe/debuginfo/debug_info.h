@@ -31,8 +31,11 @@ struct Function {
     std::string linkageName; // the symbol name when it differs from `name`, else ""
     std::vector<AddressRange> ranges; // sorted; a .cold part is one of them
     int unit = -1; // CompileUnit index; -1 when it comes from the symbol table only
-    int line = 0; // DW_AT_decl_line when known (the file is not read: LLVM 14's getDeclFile parses
-                  // the line table without the checks loadDebugInfo makes first)
+    // DW_AT_decl_line when known. DW_AT_decl_file is not read: LLVM 14's getDeclFile parses the
+    // line table without the checks loadDebugInfo makes first, and under gcc -flto the attribute
+    // is the abstract subprogram's, in the compile-time unit (DW_AT_abstract_origin across units),
+    // whose line table its number indexes. A function's file is its entry line's (fileModules).
+    int line = 0;
     bool fromSymbols = false; // no DWARF describes it: from .symtab, else .dynsym
     bool fromFrames = false; // no symbol either: the code of one .eh_frame FDE, named func_0xADDRESS
 };

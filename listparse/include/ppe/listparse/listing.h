@@ -75,6 +75,10 @@ struct Listing {
     // openSectionAlignment. "" when every section's end is visible.
     std::string openSection;
     uint64_t openSectionAlignment = 1;
+    // The listing switches to gcc's link-time sections (.gnu.lto_*, .gnu.debuglto_*): made at
+    // compile time with -flto, it holds intermediate code; with no code section besides (no
+    // -ffat-lto-objects) the program's code is made at link time and listed nowhere here.
+    bool ltoBytecode = false;
 };
 
 // Reads a listing. Errors name fileName and, where one is at fault, the listing line.

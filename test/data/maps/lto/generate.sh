@@ -6,10 +6,11 @@
 #
 #   gcc-flto.LINKER.map     gcc -O2 -g -flto, linked by GNU ld (gnuld), gold and mold: gcc's LTO
 #                           plugin; lld cannot run it (gcc -flto -fuse-ld=lld leaves main undefined)
-#   clang-thinlto.LINKER.map  clang -O2 -g -flto=thin, linked by lld, and by gold and mold through
-#                           LLVMgold
-# gcc's partitions are named after mkstemp (/tmp/ccXXXXXX.ltrans0.ltrans.o) and LLVMgold's too
-# (/tmp/lto-llvm-XXXXXX.o): those names differ from run to run, the rest is the same.
+#   clang-thinlto.LINKER.map  clang -O2 -g -flto=thin, linked by lld, and by GNU ld (gnuld: what
+#                           plain `clang -flto=thin` uses on Debian), gold and mold through LLVMgold
+# What differs from run to run: gcc's temporary names (mkstemp: /tmp/ccXXXXXX.ltrans0.ltrans.o,
+# /tmp/ccXXXXXX.debug.temp.o, /tmp/ccXXXXXX.o), LLVMgold's (/tmp/lto-llvm-XXXXXX.o) and gcc's
+# hashed local symbols of the early debug info (main.c.a0297f5d); the rest is the same.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +38,11 @@ done
 for f in $sources; do
     clang -O2 -g -flto=thin -c "$f" -o "${f%.c}.bc.o"
 done
-for linker in lld gold mold; do
-    clang -O2 -g -flto=thin -fuse-ld=$linker main.bc.o sieve.bc.o sort.bc.o hash.bc.o -o prog \
+for linker in lld gnuld gold mold; do
+    case $linker in
+    gnuld) fuse=bfd ;;
+    *) fuse=$linker ;;
+    esac
+    clang -O2 -g -flto=thin -fuse-ld=$fuse main.bc.o sieve.bc.o sort.bc.o hash.bc.o -o prog \
         -Wl,-Map="$here/clang-thinlto.$linker.map"
 done
