@@ -8,6 +8,7 @@
 #include "run_program.h"
 #include "temp_dir.h"
 
+#include "ppe/core/missing_samples.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -178,8 +179,9 @@ namespace {
     // The mechanisms of process-directed signals, the POSIX timer's and itimer-prof's, give the
     // blocked thread's CPU time to the other thread, so that no sample is missing in all: they name
     // the thread they did not sample (the collector enrols every live thread with its CPU time).
-    // About 1.5 s of CPU in each thread: at itimer-prof's tick-bound rate, still more than the 200
-    // samples under which the rule says nothing.
+    // About 4 s of CPU in each thread: at itimer-prof's tick-bound rate (about 60 samples a CPU
+    // second of each thread where the tick is 100 Hz), still more than the 200 samples under which
+    // the rule says nothing; the test checks that it is, so that a slower tick fails loudly.
     TEST_P(SignalSplitTest, ProcessDirectedSignalsNameTheThreadTheyDidNotSample)
     {
         for (const std::string timer : { "itimer", "posix" }) {
@@ -187,7 +189,7 @@ namespace {
                 continue; // the POSIX timer is the real-time mode's
             SCOPED_TRACE(timer);
             RunResult run;
-            auto p = profile({ PPE_SIGNAL_SPLIT, "10" }, timer, GetParam(), {}, &run);
+            auto p = profile({ PPE_SIGNAL_SPLIT, "25" }, timer, GetParam(), {}, &run);
             ASSERT_TRUE(p) << p.error().str() << run.err;
             const ThreadSamples* missed = nullptr;
             for (const ThreadSamples& t : p->threads)
@@ -195,6 +197,12 @@ namespace {
                     missed = &t;
             ASSERT_NE(missed, nullptr) << run.err;
             EXPECT_LT(double(missed->samples), 0.05 * double(p->total)) << run.err;
+            double cpu = 0;
+            for (const ThreadSamples& t : p->threads)
+                cpu += t.tid ? t.cpuSeconds : 0;
+            ASSERT_GT(cpu, 0) << run.err;
+            EXPECT_GE(missed->cpuSeconds * double(p->total) / cpu, kMinExpectedSamples)
+                << "too little work for the rule to judge the thread at this rate: " << run.err;
             EXPECT_NE(report().find(fmt::format("thread {} \"", missed->tid)), std::string::npos) << run.err;
             EXPECT_NE(run.err.find(fmt::format("thread {} (", missed->tid)), std::string::npos) << run.err;
         }
