@@ -56,10 +56,22 @@ private:
     double m_last = 0;
 };
 
+// The kernel's tick rate, CONFIG_HZ, from /boot/config-RELEASE or /proc/config.gz; 0 where neither
+// can be read. (Not sysconf(_SC_CLK_TCK): that is USER_HZ, 100 whatever the tick.)
+int kernelTickHz();
+
 // The profile's samples stand for `cpuSeconds` of CPU time, the time its process used as read from
 // /proc (within `slackSeconds` more or less: the interval between the last reading and the end, or
-// a checkpoint's age): its own CPU time agrees, and with perf-task-clock so does its sample count
-// at the asked rate.
+// a checkpoint's age): its own CPU time agrees, and so does its sample count at the rate its
+// mechanism can take: the asked rate of user CPU time for perf-ring and perf-task-clock (within
+// 10 %), min(asked rate, CONFIG_HZ) of all CPU time for itimer-prof (within 15 %; where CONFIG_HZ is
+// unknown, at least min(asked rate, 100) and at most the asked rate).
 void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double slackSeconds);
+
+// The itimer-prof rule of expectSamplesMatchCpu with the tick rate `hz` (0: unknown): the kernel
+// fires ITIMER_PROF only on the scheduler tick, so at most CONFIG_HZ times a CPU second; where the
+// tick is unknown, only a floor (every kernel ticks at least 100 times a second) and a ceiling (the
+// asked rate).
+void expectTickLimitedSamples(const Profile& profile, double cpuSeconds, double slackSeconds, int hz);
 
 } // namespace ppe::testing

@@ -8,6 +8,7 @@
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -269,6 +270,41 @@ namespace {
                                          launched + "/", PPE_BATCH_JOB_PLAIN, "1.5" },
             { { "PPE_ON", "", true } });
         expectFourTasksMerged(launched, "batch_job_plain", b);
+    }
+
+    // The check itself, without Slurm: the samples a CPU time stands for pass, half of them fail,
+    // under each mechanism's rule (itimer-prof's for a tick of 100, 250 and 1000 Hz, and unknown).
+    Profile sampled(const std::string& mechanism, double cpuSeconds, uint64_t total)
+    {
+        Profile p;
+        p.mechanism = mechanism;
+        p.requestedRate = 1000;
+        p.cpuUser = cpuSeconds;
+        p.total = total;
+        return p;
+    }
+
+    TEST(SampleCountCheck, HalfTheSamplesFailUnderEachMechanismsRule)
+    {
+        Profile perf = sampled("perf-ring", 10, 10000);
+        expectSamplesMatchCpu(perf, 10, 0.1);
+        perf.total /= 2;
+        EXPECT_NONFATAL_FAILURE(expectSamplesMatchCpu(perf, 10, 0.1), "perf-ring at 1000 Hz");
+        for (const int hz : { 100, 250, 1000 }) {
+            Profile tick = sampled("itimer-prof", 10, uint64_t(10 * hz));
+            expectTickLimitedSamples(tick, 10, 0.1, hz);
+            tick.total /= 2;
+            EXPECT_NONFATAL_FAILURE(expectTickLimitedSamples(tick, 10, 0.1, hz), "CONFIG_HZ " + std::to_string(hz));
+        }
+        Profile unknown = sampled("itimer-prof", 10, 1000);
+        expectTickLimitedSamples(unknown, 10, 0.1, 0);
+        unknown.total /= 2;
+        EXPECT_NONFATAL_FAILURE(expectTickLimitedSamples(unknown, 10, 0.1, 0), "CONFIG_HZ unknown");
+        const int hz = kernelTickHz();
+        Profile here = sampled("itimer-prof", 10, uint64_t(10 * std::min(1000, hz > 0 ? hz : 100)));
+        expectSamplesMatchCpu(here, 10, 0.1);
+        here.total /= 2;
+        EXPECT_NONFATAL_FAILURE(expectSamplesMatchCpu(here, 10, 0.1), "itimer-prof asked 1000 Hz");
     }
 
 } // namespace
