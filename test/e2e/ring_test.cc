@@ -179,9 +179,10 @@ namespace {
     // The mechanisms of process-directed signals, the POSIX timer's and itimer-prof's, give the
     // blocked thread's CPU time to the other thread, so that no sample is missing in all: they name
     // the thread they did not sample (the collector enrols every live thread with its CPU time).
-    // About 4 s of CPU in each thread: at itimer-prof's tick-bound rate (about 60 samples a CPU
-    // second of each thread where the tick is 100 Hz), still more than the 200 samples under which
-    // the rule says nothing; the test checks that it is, so that a slower tick fails loudly.
+    // About 4 s of CPU in each thread: at itimer-prof's tick-bound rate (117 samples a CPU second
+    // here with two busy threads and the suite beside them, though the tick is 250 Hz), still more
+    // than the 200 samples under which the rule says nothing; the test checks that it is, so that
+    // too little work fails loudly.
     TEST_P(SignalSplitTest, ProcessDirectedSignalsNameTheThreadTheyDidNotSample)
     {
         for (const std::string timer : { "itimer", "posix" }) {
