@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -31,30 +32,39 @@ namespace {
                 GTEST_SKIP() << why;
         }
 
-        // The job's CPU time until it ends (polled every 50 ms), and the last checkpoint seen in
-        // `profile` meanwhile with the CPU time when it appeared.
-        struct Watched {
-            double cpu = 0;
+        // The job's CPU time until it ends (polled every 50 ms), at most `seconds`; `cpuBefore`: its
+        // CPU time read just before it was signalled (it may be gone at once).
+        double cpuUntilEnd(int pid, double seconds, double cpuBefore = 0)
+        {
+            CpuWatch cpu(pid);
+            for (int polls = 0; polls < int(seconds * 20) && cpu.poll(); ++polls)
+                usleep(50000);
+            return std::max(cpu.lastSeconds(), cpuBefore);
+        }
+
+        // The first checkpoint that appears in `profile` (polled every 50 ms, for at most `seconds`),
+        // when it was seen, and the process's CPU time then.
+        struct Snapshot {
             std::optional<Profile> checkpoint;
-            double cpuAtCheckpoint = 0;
+            std::chrono::steady_clock::time_point seen;
+            double cpu = 0;
         };
 
-        // `cpuBefore`: its CPU time read just before it was signalled (it may be gone at once).
-        Watched watch(int pid, const std::string& profile, double seconds, double cpuBefore = 0)
+        Snapshot firstCheckpoint(int pid, const std::string& profile, double seconds)
         {
-            Watched w;
+            Snapshot s;
             CpuWatch cpu(pid);
             for (int polls = 0; polls < int(seconds * 20) && cpu.poll(); ++polls) {
-                // A new checkpoint, first seen now: it is at most one poll old.
                 auto p = readProfile(profile);
-                if (p && p->status == ProfileStatus::Checkpoint && (!w.checkpoint || w.checkpoint->total != p->total)) {
-                    w.checkpoint = *p;
-                    w.cpuAtCheckpoint = cpu.lastSeconds();
+                if (p && p->status == ProfileStatus::Checkpoint) {
+                    s.seen = std::chrono::steady_clock::now();
+                    s.checkpoint = *p;
+                    s.cpu = cpu.lastSeconds();
+                    break;
                 }
                 usleep(50000);
             }
-            w.cpu = std::max(cpu.lastSeconds(), cpuBefore);
-            return w;
+            return s;
         }
 
         // The job's pid once it works, and its CPU time once it has used `cpuSeconds`.
@@ -78,25 +88,57 @@ namespace {
     };
 
     // `sbatch -t 1`: Slurm ends the job at its limit with SIGTERM; the profile is complete and says
-    // so. `--signal=B:USR2@40` asks for a snapshot before that, and the job carries on.
-    TEST_F(SlurmTest, TimeLimitEndsTheJobWithACompleteProfileAfterASnapshotOnWarning)
+    // so.
+    TEST_F(SlurmTest, TimeLimitEndsTheJobWithACompleteProfile)
     {
         const std::string out = m_dir.file("limit.ppe");
         const std::string log = m_dir.file("limit.out");
-        const std::string id = submitJob({ "-t", "1", "--signal=B:USR2@40" }, { PPE_BATCH_JOB, "0" }, log,
+        const std::string id
+            = submitJob({ "-t", "1" }, { PPE_BATCH_JOB, "0" }, log, { { "PPE_ON", "1" }, { "PPE_OUT", out } });
+        ASSERT_FALSE(id.empty());
+        const int pid = startedJob(log, 0);
+        ASSERT_GT(pid, 0);
+        const double cpu = cpuUntilEnd(pid, 200);
+        EXPECT_EQ(waitForJobEnd(id, 60), "TIMEOUT");
+        const Profile p = profileAt(out);
+        EXPECT_EQ(p.status, ProfileStatus::Complete);
+        EXPECT_EQ(p.endReason, "signal 15");
+        expectSamplesMatchCpu(p, cpu, 0.2);
+    }
+
+    // `sbatch -t 2 --signal=B:USR2@40` with PPE_SNAPSHOT_SIGNAL=USR2: USR2 comes 40 s before the
+    // limit, or up to a minute earlier (Slurm looks at its jobs' warnings every so often), so 20 to
+    // 80 s after the start; it writes a checkpoint of the samples so far and the job carries on
+    // (here until scancel, a few CPU seconds later, rather than for the rest of its two minutes).
+    TEST_F(SlurmTest, WarningSignalWritesASnapshotAndTheJobCarriesOn)
+    {
+        const std::string out = m_dir.file("warned.ppe");
+        const std::string log = m_dir.file("warned.out");
+        const std::string id = submitJob({ "-t", "2", "--signal=B:USR2@40" }, { PPE_BATCH_JOB, "0" }, log,
             { { "PPE_ON", "1" }, { "PPE_OUT", out }, { "PPE_SNAPSHOT_SIGNAL", "USR2" } });
         ASSERT_FALSE(id.empty());
         const int pid = startedJob(log, 0);
         ASSERT_GT(pid, 0);
-        const Watched w = watch(pid, out, 200);
-        EXPECT_EQ(waitForJobEnd(id, 60), "TIMEOUT");
-        ASSERT_TRUE(w.checkpoint) << "no snapshot on the warning signal before the time limit";
-        expectSamplesMatchCpu(*w.checkpoint, w.cpuAtCheckpoint, 1.0);
+        const auto started = std::chrono::steady_clock::now();
+        const Snapshot s = firstCheckpoint(pid, out, 100);
+        ASSERT_TRUE(s.checkpoint) << "no snapshot on the warning signal within 100 s";
+        const double after = std::chrono::duration<double>(s.seen - started).count();
+        EXPECT_GE(after, 19.0) << "USR2 came earlier than 60 s before the limit";
+        EXPECT_LE(after, 81.0) << "USR2 came later than 40 s before the limit";
+        EXPECT_NEAR(s.checkpoint->wallTime, after, 2.0) << "the snapshot is not the one the signal asked for";
+        EXPECT_EQ(s.checkpoint->endReason, "checkpoint");
+        expectSamplesMatchCpu(*s.checkpoint, s.cpu, 0.5);
+        while (processCpuSeconds(pid) >= 0 && processCpuSeconds(pid) < s.cpu + 3)
+            usleep(50000);
+        EXPECT_EQ(jobState(id), "RUNNING") << "the job did not carry on after the snapshot";
+        const double before = processCpuSeconds(pid);
+        runSlurm({ "scancel", id });
+        const double cpu = cpuUntilEnd(pid, 30, before);
+        EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
         const Profile p = profileAt(out);
         EXPECT_EQ(p.status, ProfileStatus::Complete);
-        EXPECT_EQ(p.endReason, "signal 15");
-        EXPECT_GT(p.total, w.checkpoint->total);
-        expectSamplesMatchCpu(p, w.cpu, 0.2);
+        EXPECT_GT(p.total, s.checkpoint->total);
+        expectSamplesMatchCpu(p, cpu, 0.5);
     }
 
     TEST_F(SlurmTest, ScancelEndsTheJobWithItsProfile)
@@ -110,12 +152,12 @@ namespace {
         ASSERT_GT(pid, 0);
         const double before = processCpuSeconds(pid);
         runSlurm({ "scancel", id });
-        const Watched w = watch(pid, out, 30, before);
+        const double cpu = cpuUntilEnd(pid, 30, before);
         EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
         const Profile p = profileAt(out);
         EXPECT_EQ(p.status, ProfileStatus::Complete);
         EXPECT_EQ(p.endReason, "signal 15");
-        expectSamplesMatchCpu(p, w.cpu, 0.5); // scancel may take a while to arrive
+        expectSamplesMatchCpu(p, cpu, 0.5); // scancel may take a while to arrive
     }
 
     // `scancel --signal=USR1`: a program that handles USR1 carries on and ends by itself; one that
@@ -139,7 +181,7 @@ namespace {
         const double plainBefore = processCpuSeconds(plainPid);
         runSlurm({ "scancel", "--signal=USR1", "--batch", a });
         runSlurm({ "scancel", "--signal=USR1", "--batch", b });
-        const Watched plainRun = watch(plainPid, plain, 30, plainBefore);
+        const double plainCpu = cpuUntilEnd(plainPid, 30, plainBefore);
         EXPECT_EQ(waitForJobEnd(a, 60), "COMPLETED");
         EXPECT_EQ(waitForJobEnd(b, 60), "FAILED");
         const std::string said = readFile(handledLog);
@@ -152,7 +194,7 @@ namespace {
         const Profile p = profileAt(plain);
         EXPECT_EQ(p.status, ProfileStatus::Complete);
         EXPECT_EQ(p.endReason, "signal 10");
-        expectSamplesMatchCpu(p, plainRun.cpu, 0.5);
+        expectSamplesMatchCpu(p, plainCpu, 0.5);
     }
 
     // The recovered live file of a killed job.
@@ -181,14 +223,14 @@ namespace {
         ASSERT_GT(pid, 0);
         const double before = processCpuSeconds(pid);
         runSlurm({ "scancel", "--signal=KILL", "--batch", id });
-        const Watched w = watch(pid, out, 30, before);
+        const double cpu = cpuUntilEnd(pid, 30, before);
         EXPECT_EQ(waitForJobEnd(id, 60), "FAILED");
         const Profile checkpoint = profileAt(out);
         EXPECT_EQ(checkpoint.status, ProfileStatus::Checkpoint);
-        expectSamplesMatchCpu(checkpoint, w.cpu, 1.2); // at most one interval old
+        expectSamplesMatchCpu(checkpoint, cpu, 1.2); // at most one interval old
         const Profile rescued = recovered(out, pid);
         EXPECT_GE(rescued.total, checkpoint.total);
-        expectSamplesMatchCpu(rescued, w.cpu, 0.5);
+        expectSamplesMatchCpu(rescued, cpu, 0.5);
     }
 
     // `sbatch --mem`: a job that outgrows its memory is killed (SIGKILL) by the cgroup's OOM killer;
@@ -204,12 +246,12 @@ namespace {
         ASSERT_FALSE(id.empty());
         const int pid = startedJob(log, 0);
         ASSERT_GT(pid, 0);
-        const Watched w = watch(pid, out, 120);
+        const double cpu = cpuUntilEnd(pid, 120);
         EXPECT_EQ(waitForJobEnd(id, 60), "OUT_OF_MEMORY");
         EXPECT_FALSE(fileExists(out)) << "a profile from a process killed by SIGKILL?";
         const Profile rescued = recovered(out, pid);
-        EXPECT_GT(w.cpu, 1.0) << "killed before it had worked";
-        expectSamplesMatchCpu(rescued, w.cpu, 0.2);
+        EXPECT_GT(cpu, 1.0) << "killed before it had worked";
+        expectSamplesMatchCpu(rescued, cpu, 0.2);
     }
 
     // Each task's CPU time as it printed it ("R: cpu SECONDS" from srun --label).
