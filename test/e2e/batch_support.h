@@ -71,7 +71,8 @@ void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double sla
 // The itimer-prof rule of expectSamplesMatchCpu with the tick rate `hz` (0: unknown): the kernel
 // fires ITIMER_PROF only on the scheduler tick, so at most CONFIG_HZ times a CPU second; where the
 // tick is unknown, only a floor (every kernel ticks at least 100 times a second) and a ceiling (the
-// asked rate).
+// asked rate). It holds for a process with one busy thread, as batch_job is: the process timer
+// fires at most once a tick of wall time, so two busy threads get about half of it a CPU second.
 void expectTickLimitedSamples(const Profile& profile, double cpuSeconds, double slackSeconds, int hz);
 
 } // namespace ppe::testing
