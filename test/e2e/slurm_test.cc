@@ -84,6 +84,24 @@ namespace {
             return p ? *p : Profile {};
         }
 
+        // `scancel` of a running job: it ends CANCELLED with a complete profile; the job's CPU time
+        // until it ended.
+        struct Cancelled {
+            Profile profile;
+            double cpu = 0;
+        };
+        Cancelled cancel(const std::string& id, int pid, const std::string& profile)
+        {
+            const double before = processCpuSeconds(pid);
+            runSlurm({ "scancel", id });
+            Cancelled c;
+            c.cpu = cpuUntilEnd(pid, 30, before);
+            EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
+            c.profile = profileAt(profile);
+            EXPECT_EQ(c.profile.status, ProfileStatus::Complete);
+            return c;
+        }
+
         TempDir m_dir;
     };
 
@@ -131,14 +149,9 @@ namespace {
         while (processCpuSeconds(pid) >= 0 && processCpuSeconds(pid) < s.cpu + 3)
             usleep(50000);
         EXPECT_EQ(jobState(id), "RUNNING") << "the job did not carry on after the snapshot";
-        const double before = processCpuSeconds(pid);
-        runSlurm({ "scancel", id });
-        const double cpu = cpuUntilEnd(pid, 30, before);
-        EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
-        const Profile p = profileAt(out);
-        EXPECT_EQ(p.status, ProfileStatus::Complete);
-        EXPECT_GT(p.total, s.checkpoint->total);
-        expectSamplesMatchCpu(p, cpu, 0.5);
+        const Cancelled c = cancel(id, pid, out);
+        EXPECT_GT(c.profile.total, s.checkpoint->total);
+        expectSamplesMatchCpu(c.profile, c.cpu, 0.5);
     }
 
     TEST_F(SlurmTest, ScancelEndsTheJobWithItsProfile)
@@ -150,14 +163,9 @@ namespace {
         ASSERT_FALSE(id.empty());
         const int pid = startedJob(log, 1.0);
         ASSERT_GT(pid, 0);
-        const double before = processCpuSeconds(pid);
-        runSlurm({ "scancel", id });
-        const double cpu = cpuUntilEnd(pid, 30, before);
-        EXPECT_EQ(waitForJobEnd(id, 60), "CANCELLED");
-        const Profile p = profileAt(out);
-        EXPECT_EQ(p.status, ProfileStatus::Complete);
-        EXPECT_EQ(p.endReason, "signal 15");
-        expectSamplesMatchCpu(p, cpu, 0.5); // scancel may take a while to arrive
+        const Cancelled c = cancel(id, pid, out);
+        EXPECT_EQ(c.profile.endReason, "signal 15");
+        expectSamplesMatchCpu(c.profile, c.cpu, 0.5); // scancel may take a while to arrive
     }
 
     // `scancel --signal=USR1`: a program that handles USR1 carries on and ends by itself; one that
