@@ -21,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -425,6 +426,15 @@ namespace {
 
 void load()
 {
+    // A set-user-ID or set-group-ID program (or one with file capabilities) runs with rights its
+    // caller lacks: PPE_OUT and every other variable are the caller's, so none is obeyed (what glibc's
+    // secure_getenv does). The collector stays off; PPE_ON alone earns one line saying why.
+    if (getauxval(AT_SECURE)) {
+        if (getenv("PPE_ON"))
+            say({ "disabled: the program runs set-user-ID, set-group-ID or with capabilities (AT_SECURE); the "
+                  "collector does not take its settings from the caller's environment there" });
+        return;
+    }
     g_ppe.config = readConfig([](const char* name) -> const char* { return getenv(name); }, warnValue);
     if (!g_ppe.config.enabled || !isFirstCollector())
         return;
