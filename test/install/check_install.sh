@@ -24,6 +24,8 @@ done
 if nm -D --undefined-only "$prefix/lib/libppe.so" | grep -qE '_Zn|_Zd|__cxa_(throw|allocate)|__gxx_personality|malloc'; then
   fail "libppe.so uses the C++ runtime or malloc: $(nm -D --undefined-only "$prefix/lib/libppe.so" | grep -E '_Zn|_Zd|__cxa|__gxx|malloc' | tr '\n' ' ')"
 fi
+# Every other function it imports, against the reviewed list (check_imports.sh).
+imports=$("$(dirname "$0")/check_imports.sh" "$prefix/lib/libppe.so" "$prefix/lib/libppe.a") || { echo "$imports"; exit 1; }
 cp "$program" "$prefix/prog"
 out=$("$prefix/bin/ppe" -o "$prefix/run.ppe" "$prefix/prog" 1000003 2>&1)
 grep -q "ppe: output file is $prefix/run.ppe" <<<"$out" || fail "installed launcher did not profile: $out"
@@ -35,4 +37,4 @@ int main(void) { return ppe_start() == -1 ? 0 : 1; }  /* -1: PPE_ON is not set *
 C
 cc -I"$prefix/include" -o "$prefix/api" "$prefix/api.c" -L"$prefix/lib" -Wl,-u,ppe_load -l:libppe.a
 env -u PPE_ON "$prefix/api" || fail "static-linked control API misbehaved without PPE_ON"
-echo "install tree OK: needs only $needed; $version"
+echo "install tree OK: needs only $needed; $imports; $version"
