@@ -116,6 +116,11 @@ namespace {
         return code;
     }
 
+    // The line slots a listing's source lines may take, gaps included: so many for each line it
+    // lists, and this many besides.
+    constexpr size_t kDenseLinesPerListed = 64;
+    constexpr size_t kDenseLinesAnyway = 1 << 16;
+
     LineTable placeRanges(
         const listparse::Listing& listing, const std::string& listingPath, const std::vector<SectionPair>& pairs)
     {
@@ -137,12 +142,19 @@ namespace {
             [](const LineSpan& a, const LineSpan& b) { return a.start < b.start; });
         table.text.resize(table.files.size());
         table.textPaths.resize(table.files.size());
+        // The copies are kept by line number, gaps and all: the gaps may cost no more than the
+        // listing's own lines do (a line number is not believed before its text is sized by it).
+        size_t room = kDenseLinesPerListed * listing.sourceLines.size() + kDenseLinesAnyway;
         for (const listparse::SourceLine& l : listing.sourceLines) {
             if (l.file < 0 || size_t(l.file) >= table.text.size() || l.line < 1)
                 continue;
             std::vector<std::string>& text = table.text[l.file];
-            if (text.size() < size_t(l.line))
+            if (text.size() < size_t(l.line)) {
+                if (size_t(l.line) - text.size() > room)
+                    continue; // its text comes from the source file, if that is found
+                room -= size_t(l.line) - text.size();
                 text.resize(l.line);
+            }
             text[l.line - 1] = l.text;
         }
         return table;

@@ -261,10 +261,14 @@ namespace {
         FileLines file = fileLines(table, 0, true);
         while (!module.wholeFile && first < last && !own.contains(first) && isBlank(textOf(table, 0, first)))
             ++first;
-        for (int line = first; line <= last; ++line) {
+        // Past the text every line for a while, then lines with hits: not every line number an input names.
+        const int dense = int(std::min<int64_t>(last, int64_t(table.text.empty() ? 0 : table.text[0].size()) + 10000));
+        for (int line = first; line <= dense; ++line) {
             auto it = own.find(line);
             rows.add(file, 0, line, it == own.end() ? LineHits {} : it->second);
         }
+        for (auto it = own.upper_bound(std::max(dense, first - 1)); it != own.end() && it->first <= last; ++it)
+            rows.add(file, 0, it->first, it->second);
         out.files.push_back(std::move(file));
     }
 

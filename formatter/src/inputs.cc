@@ -4,6 +4,7 @@
 #include "ppe/formatter/debug_sources.h"
 #include "ppe/formatter/merge_profiles.h"
 #include "ppe/listparse/listing.h"
+#include "ppe/profile/input_file.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -175,14 +176,20 @@ namespace {
 
 } // namespace
 
-Result<Profile> readProfileFile(const std::string& path)
+Result<Profile> readProfileFile(const std::string& path, InputOrigin origin)
 {
     if (profilePathForLiveFile(path).empty())
-        return readProfile(path);
+        return readProfile(path, origin);
     auto text = recoverLiveFile(path);
     if (!text)
         return text.error();
     return parseProfile(*text, path);
+}
+
+InputOrigin originOf(const std::string& path, const std::vector<std::string>& arguments)
+{
+    return std::find(arguments.begin(), arguments.end(), path) != arguments.end() ? InputOrigin::Named
+                                                                                  : InputOrigin::Found;
 }
 
 bool sameFile(const std::string& a, const std::string& b)
@@ -194,11 +201,8 @@ bool sameFile(const std::string& a, const std::string& b)
 
 std::string readPrefix(const std::string& path, size_t count)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::string text(count, '\0');
-    in.read(text.data(), std::streamsize(count));
-    text.resize(size_t(in.gcount()));
-    return text;
+    // Only a regular file: a FIFO's bytes, once read, would be gone for the reader that needs them.
+    return readInputPrefix(path, InputOrigin::Found, count);
 }
 
 Result<Profile> readProfiles(const std::vector<std::string>& paths)
@@ -207,8 +211,8 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths)
     return readProfiles(paths, ignored);
 }
 
-Result<Profile> readProfiles(
-    const std::vector<std::string>& paths, Messages& messages, const std::function<void(size_t, size_t)>& progress)
+Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages,
+    const std::function<void(size_t, size_t)>& progress, bool strict)
 {
     const auto files = profileFiles(paths, &messages);
     if (!files)
@@ -222,12 +226,12 @@ Result<Profile> readProfiles(
             [&](const std::string& path) {
                 if (progress)
                     progress(++done, files->size());
-                return readProfileFile(path);
+                return readProfileFile(path, originOf(path, paths));
             },
-            messages);
+            messages, strict);
     }
     const std::string& path = files->front();
-    auto profile = readProfileFile(path);
+    auto profile = readProfileFile(path, originOf(path, paths));
     if (profile)
         return profile;
     Error error = profile.error();

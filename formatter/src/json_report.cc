@@ -130,6 +130,11 @@ namespace {
         w.field("merged_profiles", p.mergedProfiles);
         w.field("merged_pids", p.mergedPids);
         w.field("merged_end_reasons", p.mergedEndReasons);
+        w.key("skipped_profiles");
+        w.beginArray();
+        for (const std::string& f : p.skippedProfiles)
+            w.value(f);
+        w.endArray();
         counts(w, p);
         remote(w, p);
         w.endObject();

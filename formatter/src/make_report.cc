@@ -46,8 +46,9 @@ namespace {
     Result<Profile> readProfileOf(const ReportRequest& request, Messages& messages)
     {
         step(request, "reading the profile");
-        auto profile = readProfiles(request.profiles, messages,
-            [&request](size_t done, size_t total) { step(request, "reading profiles", done, total); });
+        auto profile = readProfiles(
+            request.profiles, messages,
+            [&request](size_t done, size_t total) { step(request, "reading profiles", done, total); }, request.strict);
         if (!profile || request.object.empty())
             return profile;
         auto found = findObject(*profile, request.object, request.profiles.front());
@@ -174,13 +175,22 @@ namespace {
               "source file)";
     }
 
+    // The linker map, read as any input a user names (bounded: input_file.h).
+    Result<mapparse::LinkMap> readMap(const std::string& path)
+    {
+        auto text = readInputText(path, InputOrigin::Named, kMaxMapBytes, "linker map");
+        if (!text)
+            return text.error();
+        return mapparse::parseLinkMap(*text, path);
+    }
+
     // A map's units or functions, with lines from the listings and, where no listing covers a
     // module, from the executable's DWARF (if it is the profile's build).
     Result<Sources> fromMap(const ReportRequest& request, Messages& messages)
     {
         // The map first: with the first two arguments swapped, the error names the first one.
         step(request, "reading the linker map");
-        auto map = mapparse::readLinkMap(request.map);
+        auto map = readMap(request.map);
         if (!map)
             return map.error();
         auto profile = readProfileOf(request, messages);
@@ -423,8 +433,15 @@ namespace {
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
         if (report.profile.mergedProfiles > 1 && request.object.empty()) {
-            if (auto files = profileFiles(request.profiles))
-                addImbalance(report, s.modules, *files, readProfileFile, messages);
+            if (auto files = profileFiles(request.profiles)) {
+                const std::vector<std::string>& skipped = report.profile.skippedProfiles;
+                std::erase_if(*files, [&](const std::string& f) {
+                    return std::find(skipped.begin(), skipped.end(), f) != skipped.end();
+                });
+                addImbalance(
+                    report, s.modules, *files,
+                    [&](const std::string& f) { return readProfileFile(f, originOf(f, request.profiles)); }, messages);
+            }
         }
         return report;
     }

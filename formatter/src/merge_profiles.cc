@@ -1,6 +1,7 @@
 #include "ppe/formatter/merge_profiles.h"
 
 #include "ppe/core/ppe_writer.h"
+#include "ppe/profile/input_file.h"
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -31,7 +32,22 @@ namespace {
 
     bool isLiveFile(const std::string& path) { return !profilePathForLiveFile(path).empty(); }
 
-    Result<std::vector<std::string>> filesInDirectory(const std::string& dir)
+    // A file a directory or a pattern found is read only when it is a regular file (after
+    // symlinks): a FIFO or a device there would hang or flood the merge (input_file.h).
+    bool keepFound(const std::string& path, Messages* messages)
+    {
+        struct stat st { };
+        if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+            return true; // a file that vanished: reading it says so
+        if (messages && !S_ISDIR(st.st_mode))
+            addWarning(*messages,
+                fmt::format("{}: {}, not a regular file: skipped (found in a directory or by a pattern; name it "
+                            "alone to read it)",
+                    path, fileKindOf(st.st_mode)));
+        return false;
+    }
+
+    Result<std::vector<std::string>> filesInDirectory(const std::string& dir, Messages* messages)
     {
         DIR* d = opendir(dir.c_str());
         if (!d)
@@ -47,6 +63,7 @@ namespace {
         if (files.empty())
             return Error { dir, 0, "a directory without .ppe files" };
         std::sort(files.begin(), files.end());
+        std::erase_if(files, [&](const std::string& f) { return !keepFound(f, messages); });
         return files;
     }
 
@@ -65,7 +82,7 @@ namespace {
         struct stat st { };
         if (stat(profilePath->c_str(), &st) != 0)
             return false;
-        const Result<Profile> profile = readProfile(*profilePath);
+        const Result<Profile> profile = readProfile(*profilePath, InputOrigin::Found);
         return profile && profile->pid == pidOfLiveFile(live);
     }
 
@@ -94,7 +111,7 @@ namespace {
         return kept;
     }
 
-    Result<std::vector<std::string>> filesMatching(const std::string& pattern)
+    Result<std::vector<std::string>> filesMatching(const std::string& pattern, Messages* messages)
     {
         glob_t found {};
         const int rc = glob(pattern.c_str(), 0, nullptr, &found);
@@ -105,6 +122,7 @@ namespace {
         if (files.empty())
             return Error { pattern, 0, "no file matches this pattern" };
         std::sort(files.begin(), files.end());
+        std::erase_if(files, [&](const std::string& f) { return !keepFound(f, messages); });
         return files;
     }
 
@@ -190,7 +208,7 @@ Result<std::vector<std::string>> profileFiles(const std::string& argument, Messa
     const bool directory = isDirectory(argument);
     if (!directory && (argument.find_first_of("*?[") == std::string::npos || stat(argument.c_str(), &st) == 0))
         return std::vector<std::string> { argument };
-    auto files = directory ? filesInDirectory(argument) : filesMatching(argument);
+    auto files = directory ? filesInDirectory(argument, messages) : filesMatching(argument, messages);
     if (!files)
         return files;
     return settleLiveFiles(*files, messages);
@@ -375,17 +393,28 @@ Profile ProfileMerge::finish(Messages& messages)
 }
 
 Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
-    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages)
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict)
 {
     ProfileMerge merge;
+    std::vector<std::string> skipped;
     for (const std::string& path : files) {
         auto profile = read(path);
-        if (!profile)
-            return profile.error();
+        if (!profile && strict)
+            return Error { profile.error().file, profile.error().line,
+                profile.error().message + " (--strict: a damaged profile stops the merge)" };
+        if (!profile) {
+            addWarning(messages, profile.error().str() + " (skipped: the merge goes on without it; --strict stops)");
+            skipped.push_back(path);
+            continue;
+        }
         if (auto error = merge.add(std::move(*profile), path, messages))
             return *error;
     }
-    return merge.finish(messages);
+    if (merge.count() == 0)
+        return Error { "", 0, fmt::format("none of the {} profiles could be read", files.size()) };
+    Profile sum = merge.finish(messages);
+    sum.skippedProfiles = std::move(skipped);
+    return sum;
 }
 
 std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most)

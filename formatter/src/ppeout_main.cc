@@ -168,6 +168,9 @@ po::options_description describe(Options& o)
     add("asm", po::bool_switch(&r.instructions),
         "under each line with hits, its instructions with their hits (from the listing, else the executable "
         "disassembled: x86-64, AArch64)");
+    add("strict", po::bool_switch(&r.strict),
+        "merging a directory or pattern: a profile that cannot be read (damaged, truncated) is an error; by "
+        "default it is skipped with a warning and counted in the report's header");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -240,8 +243,8 @@ void takeArguments(Options& o)
 bool namesProfiles(const std::string& arg)
 {
     struct stat st { };
-    if (stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        return true;
+    if (stat(arg.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return true; // a directory, or a FIFO or device named directly: read as a profile (not peeked at)
     return ppe::looksLikeProfile(pf::readPrefix(arg, 4096)) || arg.find_first_of("*?[") != std::string::npos;
 }
 

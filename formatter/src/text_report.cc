@@ -79,6 +79,18 @@ namespace {
         });
     }
 
+    // The skipped files by name, the first few only.
+    std::string skippedNames(const std::vector<std::string>& files)
+    {
+        constexpr size_t kNamed = 5;
+        std::string out;
+        for (size_t i = 0; i < files.size() && i < kNamed; ++i)
+            out += (i ? ", " : "") + files[i];
+        if (files.size() > kNamed)
+            out += fmt::format(" and {} more", files.size() - kNamed);
+        return out;
+    }
+
     void header(std::string& out, const Report& r)
     {
         const Profile& p = r.profile;
@@ -89,6 +101,9 @@ namespace {
         if (p.mergedProfiles > 1)
             out += fmt::format(
                 " Merged: {} profiles (pids {}), ended by {}\n", p.mergedProfiles, p.mergedPids, p.mergedEndReasons);
+        if (!p.skippedProfiles.empty())
+            out += fmt::format(" Skipped: {} profile(s) that could not be read ({})\n", p.skippedProfiles.size(),
+                skippedNames(p.skippedProfiles));
         out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {:g} ms {}\n", p.rangeStart,
             t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
         out += fmt::format(

@@ -2,6 +2,7 @@
 
 #include "text_scan.h"
 
+#include <cstdint>
 #include <optional>
 
 namespace ppe::listparse {
@@ -103,7 +104,7 @@ namespace {
             ++digits;
         auto number = parseNumber<unsigned>(rest.substr(0, digits));
         rest.remove_prefix(digits);
-        if (!number || rest.empty())
+        if (!number || rest.empty() || *number > unsigned(INT32_MAX)) // lines are ints from here on
             return {};
         if (rest.front() == ':')
             return sourceLine(*number, rest.substr(1));

@@ -2,9 +2,11 @@
 
 #include "ppe/core/civil_time.h"
 #include "ppe/core/histogram.h"
+#include "ppe/core/limits.h"
 #include "ppe/core/live_file.h"
 #include "ppe/core/object_attribution.h"
 #include "ppe/core/ppe_writer.h"
+#include "ppe/profile/input_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -42,17 +44,43 @@ namespace {
         return "unreadable";
     }
 
-    // The whole file in 8-byte aligned memory.
-    bool readWhole(const std::string& path, std::vector<uint64_t>* words, uint64_t* size)
+    // The largest live file the collector makes: the largest histogram, the PC table and the rest.
+    constexpr uint64_t kMaxLiveFileBytes = kMaxPages * 512 + (uint64_t(64) << 20);
+
+    // The whole live file in 8-byte aligned memory, read only once its header says it is one, of
+    // the size it has: a FIFO, a device or any other file costs nothing but that check.
+    Result<uint64_t> readWhole(const std::string& path, std::vector<uint64_t>* words, uint64_t* fileSize)
     {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        if (!in)
-            return false;
-        *size = uint64_t(in.tellg());
-        words->assign((*size + 7) / 8, 0);
-        in.seekg(0);
-        in.read(reinterpret_cast<char*>(words->data()), std::streamsize(*size));
-        return bool(in);
+        auto file = InputFile::open(path, InputOrigin::Named);
+        if (!file)
+            return file.error();
+        if (!file->regular())
+            return Error { path, 0, "not a regular file: a live file is the regular file the collector maps" };
+        const uint64_t size = *fileSize = file->size();
+        if (size > kMaxLiveFileBytes)
+            return Error { path, 0,
+                "not a ppe live profile (" + std::to_string(size) + " bytes: the limit is "
+                    + std::to_string(kMaxLiveFileBytes) + ")" };
+        const uint64_t head = std::min<uint64_t>(size, sizeof(LiveFileHeader));
+        words->assign((head + 7) / 8, 0);
+        uint64_t got = 0;
+        while (got < size) {
+            if (got == sizeof(LiveFileHeader) && words->size() * 8 < size) {
+                LiveFileHeader h;
+                std::memcpy(&h, words->data(), sizeof(h));
+                if (std::memcmp(h.magic, kLiveMagic, sizeof(kLiveMagic)) != 0 || h.fileSize != size)
+                    return got; // readLiveFile says what is wrong
+                words->resize((size + 7) / 8);
+            }
+            const uint64_t want = got < head ? head : size;
+            auto n = file->read(reinterpret_cast<char*>(words->data()) + got, want - got);
+            if (!n)
+                return n.error();
+            if (*n == 0)
+                break;
+            got += *n;
+        }
+        return got;
     }
 
     // The mappings the collector thread kept, checked: counts and path offsets within their arrays.
@@ -236,10 +264,11 @@ Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::st
 {
     std::vector<uint64_t> words;
     uint64_t size = 0;
-    if (!readWhole(path, &words, &size))
-        return Error { path, 0, "cannot open for reading" };
+    const Result<uint64_t> read = readWhole(path, &words, &size);
+    if (!read)
+        return read.error();
     LiveFileView view;
-    const LiveFileProblem problem = readLiveFile(reinterpret_cast<const char*>(words.data()), size, &view);
+    const LiveFileProblem problem = readLiveFile(reinterpret_cast<const char*>(words.data()), *read, &view);
     if (problem != LiveFileProblem::None)
         return Error { path, 0, describe(problem, view, size) };
     ProfileRecord record;

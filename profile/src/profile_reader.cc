@@ -3,11 +3,9 @@
 #include "ppe/profile/text_fields.h"
 #include "thread_records.h"
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace ppe {
 
@@ -229,6 +227,12 @@ namespace {
 
     std::string onCommand(const Fields& f, Profile& p)
     {
+        size_t bytes = 0;
+        for (size_t i = 1; i < f.size(); ++i)
+            bytes += f[i].size() + 1;
+        if (bytes > kMaxProfileCommandBytes)
+            return "command: longer than " + std::to_string(kMaxProfileCommandBytes)
+                + " bytes (the limit of a profile)";
         p.command.assign(f.begin() + 1, f.end());
         return "";
     }
@@ -344,15 +348,116 @@ namespace {
         return "";
     }
 
-    bool isBinary(std::string_view text)
+    // What one profile may claim (profile_reader.h): an error naming the limit, or "".
+    std::string checkClaims(const Profile& p)
     {
-        const size_t n = std::min<size_t>(text.size(), 4096);
-        for (size_t i = 0; i < n; ++i) {
-            if (text[i] == '\0')
-                return true;
+        struct Claim {
+            size_t count;
+            size_t limit;
+            const char* what;
+        };
+        size_t objectHits = 0;
+        for (const SharedObject& o : p.objects)
+            objectHits += o.hitsByOffset.size();
+        const Claim claims[] = { { p.bins.size(), kMaxProfileBins, "bin" },
+            { p.threads.size(), kMaxProfileThreads, "thread" }, { p.blocked.size(), kMaxProfileBlocked, "blocked" },
+            { p.objects.size(), kMaxProfileObjects, "object" }, { objectHits, kMaxProfileObjectHits, "object-hit" },
+            { p.codeSections.size(), kMaxProfileCodeSections, "code-section" } };
+        for (const Claim& c : claims) {
+            if (c.count > c.limit)
+                return "more than " + std::to_string(c.limit) + " '" + c.what + "' records (the limit of a profile)";
         }
-        return false;
+        if (p.binCount > kMaxProfileBins)
+            return "bin-count " + std::to_string(p.binCount) + " is more than " + std::to_string(kMaxProfileBins)
+                + " (the limit of a profile)";
+        return "";
     }
+
+    // Reads a profile one line at a time: memory is the profile read so far, never the file's text.
+    class ProfileParser {
+    public:
+        explicit ProfileParser(std::string file)
+            : m_file(std::move(file))
+        {
+        }
+
+        // nullopt: go on. `complete`: the line ended with '\n'.
+        std::optional<Error> line(std::string_view line, size_t number, bool complete)
+        {
+            if (m_offset < kBinaryCheckBytes
+                && line.substr(0, kBinaryCheckBytes - m_offset).find('\0') != std::string_view::npos)
+                return Error { m_file, 0, "binary data: not a ppe profile" };
+            m_offset += line.size() + 1;
+            m_lastLine = number;
+            if (number == 1)
+                return header(line);
+            if (number > kMaxProfileLines)
+                return error(
+                    number, "more than " + std::to_string(kMaxProfileLines) + " lines (the limit of a profile)");
+            if (line.find_first_not_of(' ') == std::string_view::npos || line[0] == '#')
+                return std::nullopt;
+            if (m_ended)
+                return error(number, "text after the 'end' line");
+            if (!complete && line != "end")
+                return error(number, "truncated: the last line has no newline");
+            return record(line, number);
+        }
+
+        Result<Profile> finish()
+        {
+            if (m_lastLine == 0)
+                return Error { m_file, 0, "empty file: not a ppe profile" };
+            if (!m_ended)
+                return error(m_lastLine, "truncated: no 'end' line");
+            for (const std::string& key : requiredKeys()) {
+                if (!m_seen.count(key))
+                    return Error { m_file, 0, "missing '" + key + "' line" };
+            }
+            if (std::string problem = checkConsistency(m_profile); !problem.empty())
+                return Error { m_file, 0, problem };
+            return std::move(m_profile);
+        }
+
+    private:
+        // The first line is checked before anything else is read: a file that is no profile ends here.
+        std::optional<Error> header(std::string_view line)
+        {
+            if (auto problem = checkHeader(line.substr(0, 64)))
+                return error(1, *problem);
+            m_profile.version = 1;
+            return std::nullopt;
+        }
+
+        std::optional<Error> record(std::string_view line, size_t number)
+        {
+            auto fields = splitFields(line);
+            if (!fields || fields->empty())
+                return error(number, "malformed quoted string");
+            if ((*fields)[0] == "end" && fields->size() == 1) {
+                m_ended = true;
+                return std::nullopt;
+            }
+            auto handler = handlers().find((*fields)[0]);
+            if (handler == handlers().end())
+                return std::nullopt; // a key from a later minor revision: ignored (docs/ppe-format.md)
+            if (std::string problem = handler->second(*fields, m_profile); !problem.empty())
+                return error(number, problem);
+            if (std::string problem = checkClaims(m_profile); !problem.empty())
+                return error(number, problem);
+            m_seen.insert((*fields)[0]);
+            return std::nullopt;
+        }
+
+        Error error(size_t number, std::string message) const { return Error { m_file, number, std::move(message) }; }
+
+        static constexpr size_t kBinaryCheckBytes = 4096;
+        std::string m_file;
+        Profile m_profile;
+        std::set<std::string> m_seen;
+        bool m_ended = false;
+        size_t m_offset = 0;
+        size_t m_lastLine = 0;
+    };
 
 } // namespace
 
@@ -360,67 +465,44 @@ bool looksLikeProfile(std::string_view text) { return text.substr(0, 12) == "ppe
 
 Result<Profile> parseProfile(std::string_view text, std::string_view fileName)
 {
-    const std::string file(fileName);
-    if (text.empty())
-        return Error { file, 0, "empty file: not a ppe profile" };
-    if (isBinary(text))
-        return Error { file, 0, "binary data: not a ppe profile" };
-    Profile p;
-    std::set<std::string> seen;
-    bool ended = false;
-    size_t lineNumber = 0;
-    size_t at = 0;
-    while (at < text.size()) {
+    ProfileParser parser { std::string(fileName) };
+    size_t number = 0;
+    for (size_t at = 0; at < text.size();) {
         const size_t newline = text.find('\n', at);
-        const std::string_view line
-            = text.substr(at, newline == std::string_view::npos ? std::string_view::npos : newline - at);
-        at = newline == std::string_view::npos ? text.size() : newline + 1;
-        ++lineNumber;
-        if (lineNumber == 1) {
-            if (auto problem = checkHeader(line))
-                return Error { file, 1, *problem };
-            p.version = 1;
-            continue;
-        }
-        if (line.find_first_not_of(' ') == std::string_view::npos || line[0] == '#')
-            continue;
-        if (ended)
-            return Error { file, lineNumber, "text after the 'end' line" };
-        if (newline == std::string_view::npos && line != "end")
-            return Error { file, lineNumber, "truncated: the last line has no newline" };
-        auto fields = splitFields(line);
-        if (!fields || fields->empty())
-            return Error { file, lineNumber, "malformed quoted string" };
-        if ((*fields)[0] == "end" && fields->size() == 1) {
-            ended = true;
-            continue;
-        }
-        auto handler = handlers().find((*fields)[0]);
-        if (handler == handlers().end())
-            continue; // a key from a later minor revision: ignored (docs/ppe-format.md)
-        if (std::string problem = handler->second(*fields, p); !problem.empty())
-            return Error { file, lineNumber, problem };
-        seen.insert((*fields)[0]);
+        const bool complete = newline != std::string_view::npos;
+        const std::string_view line = text.substr(at, complete ? newline - at : std::string_view::npos);
+        at = complete ? newline + 1 : text.size();
+        if (line.size() > kMaxProfileLineBytes)
+            return Error { std::string(fileName), number + 1,
+                "a line longer than " + std::to_string(kMaxProfileLineBytes) + " bytes (the limit of a line)" };
+        if (auto e = parser.line(line, ++number, complete))
+            return *e;
     }
-    if (!ended)
-        return Error { file, lineNumber, "truncated: no 'end' line" };
-    for (const std::string& key : requiredKeys()) {
-        if (!seen.count(key))
-            return Error { file, 0, "missing '" + key + "' line" };
-    }
-    if (std::string problem = checkConsistency(p); !problem.empty())
-        return Error { file, 0, problem };
-    return p;
+    return parser.finish();
 }
 
-Result<Profile> readProfile(const std::string& path)
+Result<Profile> readProfile(const std::string& path, InputOrigin origin)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error { path, 0, "cannot open for reading" };
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseProfile(text.str(), path);
+    auto file = InputFile::open(path, origin);
+    if (!file)
+        return file.error();
+    ProfileParser parser { path };
+    // The header first, from a bounded prefix: a file that is no profile costs 4 KiB at most.
+    InputLines lines(*file, 4096);
+    std::string line;
+    bool complete = false;
+    for (;;) {
+        auto more = lines.next(line, complete);
+        if (!more && lines.number() == 0) // the first line, too long: binary data, or no header
+            return parser.line(line, 1, false).value_or(more.error());
+        if (!more)
+            return more.error();
+        if (!*more)
+            return parser.finish();
+        if (auto e = parser.line(line, lines.number(), complete))
+            return *e;
+        lines.setMaxLineBytes(kMaxProfileLineBytes);
+    }
 }
 
 } // namespace ppe

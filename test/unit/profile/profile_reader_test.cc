@@ -417,7 +417,7 @@ namespace {
         ASSERT_FALSE(missing.ok());
         EXPECT_EQ(missing.error().file, dir + "/absent.ppe");
         EXPECT_EQ(missing.error().line, 0u);
-        EXPECT_EQ(missing.error().str(), dir + "/absent.ppe: cannot open for reading");
+        EXPECT_EQ(missing.error().str(), dir + "/absent.ppe: cannot open for reading: No such file or directory");
     }
 
     TEST(LooksLikeProfile, Recognises)

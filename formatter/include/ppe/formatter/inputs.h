@@ -8,6 +8,7 @@
 #include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
 #include "ppe/mapparse/link_map.h"
+#include "ppe/profile/input_file.h"
 #include "ppe/support/result.h"
 
 #include <functional>
@@ -17,17 +18,27 @@
 
 namespace ppe::formatter {
 
+// The most a linker map may hold (the largest programs' maps are some hundreds of MB): a device
+// named as the map ends there, not in memory exhaustion.
+inline constexpr uint64_t kMaxMapBytes = uint64_t(4) << 30;
+
 // The profile a report is made of: a .ppe file, or the NAME.ppe.PID.live file of a killed run
 // (recovered); a directory or a shell pattern among `paths` names many (profileFiles), which are
 // merged one at a time (merge_profiles.h; notes on re-binning go to `messages`). The error names
 // the file, and says so when it looks like a linker map (arguments in the wrong order). With many,
-// `progress` is called before each is read (done counts from 1).
+// `progress` is called before each is read (done counts from 1). Of many, a file that cannot be
+// read is skipped with a warning (Profile::skippedProfiles), or with `strict` is the error.
 Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& messages,
-    const std::function<void(size_t done, size_t total)>& progress = {});
+    const std::function<void(size_t done, size_t total)>& progress = {}, bool strict = false);
 Result<Profile> readProfiles(const std::vector<std::string>& paths);
 
-// One .ppe file, or a live file recovered.
-Result<Profile> readProfileFile(const std::string& path);
+// One .ppe file, or a live file recovered; a file that is not regular only when Named
+// (input_file.h).
+Result<Profile> readProfileFile(const std::string& path, InputOrigin origin = InputOrigin::Named);
+
+// Named when `path` is one of the profile `arguments` itself; Found when a directory or a pattern
+// among them gave it.
+InputOrigin originOf(const std::string& path, const std::vector<std::string>& arguments);
 
 struct LineSources {
     std::vector<LineTable> tables;
@@ -90,7 +101,8 @@ Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vecto
 // True when both paths name the same existing file.
 bool sameFile(const std::string& a, const std::string& b);
 
-// The first `count` bytes of a file ("" when it cannot be read).
+// The first `count` bytes of a regular file ("" when it cannot be read or is not regular: a FIFO's
+// bytes are left for the reader that needs them).
 std::string readPrefix(const std::string& path, size_t count);
 
 } // namespace ppe::formatter

@@ -40,6 +40,7 @@ struct ReportRequest {
     bool ignoreBuildId = false; // use an executable of another build than the profile's
     bool ignoreMapMismatch = false; // format with a map that does not fit the profile (map_check.h), warning
     bool verbose = false; // notes on which listing went where and what DWARF was used
+    bool strict = false; // --strict: a damaged profile among many is an error, not skipped with a warning
     // --asm: the instructions of each line with hits, from its listing or the disassembled executable
     // (instructions.h).
     bool instructions = false;

@@ -18,7 +18,9 @@ namespace ppe::formatter {
 
 // The profile files a PPE_FILE argument names: the file itself; every *.ppe and NAME.ppe.PID.live
 // in a directory (not in its subdirectories), sorted; or, for a shell pattern the shell did not
-// expand ('run/*.ppe'), the files it matches, sorted. Of a directory's or a pattern's live files,
+// expand ('run/*.ppe'), the files it matches, sorted; what a directory or a pattern finds that is
+// not a regular file (a FIFO, a device, a symlink to one) is left out with a warning naming it
+// (input_file.h: such files are read only when named). Of a directory's or a pattern's live files,
 // one whose process wrote its profile (NAME.ppe with the same pid) is left out, with a note; one
 // without it (a process killed first) stays, to be read as recovered, with a warning naming it.
 // Notes and warnings go to `messages` when given. An error names the argument when it names no file.
@@ -62,9 +64,11 @@ private:
     std::set<uint32_t> m_widths;
 };
 
-// Reads `files` one at a time with `read` and merges them (ProfileMerge).
+// Reads `files` one at a time with `read` and merges them (ProfileMerge). A file that cannot be
+// read (damaged, truncated, not a profile) is left out with a warning naming it and the line, and
+// listed in the sum's skippedProfiles; with `strict` it is the error. None readable is an error.
 Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
-    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages);
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict = false);
 
 // "1201-1204, 1310": the numbers in ranges, at most `most` of them ("... and 12 more").
 std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most = 8);

@@ -120,6 +120,9 @@ struct Profile {
     uint64_t mergedProfiles = 1;
     std::string mergedPids;
     std::string mergedEndReasons;
+    // Files of the merge left out because they could not be read (damaged, truncated, not a
+    // profile), each with a warning; `ppeout --strict` makes such a file an error instead.
+    std::vector<std::string> skippedProfiles;
 
     uint64_t inRange() const { return counts[kInRange]; }
 };
