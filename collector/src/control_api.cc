@@ -122,8 +122,6 @@ namespace {
 
 } // namespace
 
-void finishBeforeProcessEnds(const char* reason) { finish(reason); }
-
 int closeSharedObject(void* handle, int (*realDlclose)(void*))
 {
     const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);

@@ -11,6 +11,7 @@
 #include "ppe/core/missing_samples.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
+#include "process_end.h"
 #include "retired_objects.h"
 #include "run_identity.h"
 #include "service_thread.h"
@@ -107,7 +108,7 @@ namespace {
         return live;
     }
 
-    void onExit() { finish("exit"); }
+    void onExit() { endProcess("exit"); }
 
     // The samples the process's CPU time should have given at the asked rate (user time only for the
     // perf mechanisms, which exclude the kernel); 0 for the real-time timer, whose rate is wall time.
@@ -190,13 +191,29 @@ namespace {
     constexpr int kEndingSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTERM, SIGINT, SIGHUP,
         SIGQUIT, SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE };
 
-    void onEndingSignal(int signal)
+    // "signal N" for every N, made at compile time: an ending names its reason with a pointer.
+    struct SignalReasons {
+        char text[NSIG][12] = {};
+    };
+
+    constexpr SignalReasons makeSignalReasons()
     {
-        char number[24];
-        char reason[32] = "signal ";
-        copyString(reason + 7, sizeof(reason) - 7, decimal(uint64_t(signal), number, sizeof(number)));
-        finish(reason);
+        SignalReasons reasons;
+        for (int n = 0; n < NSIG; ++n) {
+            const char prefix[] = "signal ";
+            int i = 0;
+            for (; prefix[i]; ++i)
+                reasons.text[n][i] = prefix[i];
+            if (n >= 10)
+                reasons.text[n][i++] = char('0' + n / 10);
+            reasons.text[n][i] = char('0' + n % 10);
+        }
+        return reasons;
     }
+
+    constexpr SignalReasons kSignalReasons = makeSignalReasons();
+
+    void onEndingSignal(int signal) { endProcess(kSignalReasons.text[signal]); }
 
     // The parent's live file is shared with the parent: a file-backed child gets its own.
     bool ownLiveProfileInChild()
@@ -282,6 +299,7 @@ namespace {
         // Before the endings: the snapshot signal may be one of them (USR1, USR2).
         if (g_ppe.config.snapshotSignal && !guardSnapshot(g_ppe.config.snapshotSignal, requestCheckpoint))
             say({ "PPE_SNAPSHOT_SIGNAL: cannot install its handler; no snapshots" });
+        prepareProcessEnd();
         guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
         announce(*live);
         const char* why = nullptr;
@@ -365,6 +383,36 @@ bool arm()
     return true;
 }
 
+namespace {
+
+    // The final profile, once sampling has stopped (`was`: the phase it stopped in).
+    void writeFinalProfile(Phase was, const char* reason)
+    {
+        disarmSampler();
+        if (was == Phase::Running)
+            g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
+        endCheckpoints();
+        waitForServiceJobs(2'000'000'000);
+        drainSampler(); // the samples still in perf-ring's buffers
+        LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+        char written[PATH_MAX];
+        const int error = writeProfileFile(*live, g_ppe.finalScratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
+            g_ppe.activeNs / 1000, wallUs, written, g_ppe.checkpointWritten);
+        if (error) {
+            say({ "cannot write ", written, ": ", strerrordesc_np(error) });
+            if (g_ppe.livePath[0])
+                say({ "the profile stays in ", g_ppe.livePath, " (ppe --recover)" });
+            return;
+        }
+        removeLiveFile();
+        sayMissingSamples(writtenRecord(g_ppe.finalScratch), g_ppe.activeNs, g_ppe.mechanism);
+        sayMissingThreads(writtenRecord(g_ppe.finalScratch), writtenThreads(g_ppe.finalScratch), g_ppe.mechanism);
+        say({ "output file is ", written });
+    }
+
+} // namespace
+
 void finish(const char* reason)
 {
     // A vfork() child shares this memory and runs no atfork handler: its exec or _exit must not
@@ -377,27 +425,9 @@ void finish(const char* reason)
         if (phase == Phase::Off || phase == Phase::Stopped)
             return;
     } while (!g_ppe.phase.compare_exchange_weak(phase, Phase::Stopped, std::memory_order_acq_rel));
-    disarmSampler();
-    if (phase == Phase::Running)
-        g_ppe.activeNs += nowNs(activeClock()) - g_ppe.periodStartNs;
-    endCheckpoints();
-    waitForServiceJobs(2'000'000'000);
-    drainSampler(); // the samples still in perf-ring's buffers
-    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
-    const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
-    char written[PATH_MAX];
-    const int error = writeProfileFile(*live, g_ppe.finalScratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
-        g_ppe.activeNs / 1000, wallUs, written, g_ppe.checkpointWritten);
-    if (error) {
-        say({ "cannot write ", written, ": ", strerrordesc_np(error) });
-        if (g_ppe.livePath[0])
-            say({ "the profile stays in ", g_ppe.livePath, " (ppe --recover)" });
-        return;
-    }
-    removeLiveFile();
-    sayMissingSamples(writtenRecord(g_ppe.finalScratch), g_ppe.activeNs, g_ppe.mechanism);
-    sayMissingThreads(writtenRecord(g_ppe.finalScratch), writtenThreads(g_ppe.finalScratch), g_ppe.mechanism);
-    say({ "output file is ", written });
+    finalProfileStarted();
+    writeFinalProfile(phase, reason);
+    finalProfileDone();
 }
 
 namespace {

@@ -41,7 +41,9 @@ void announce(const LiveProfile& live);
 void startPeriod();
 void endPeriod();
 
-// Stops sampling and writes the profile. Safe to call from a signal handler; runs once.
+// Stops sampling and writes the profile, on the caller's stack (about 15 KB): the endings of the
+// process call endProcess (process_end.h) instead, which runs this off their stack. Safe to call
+// from a signal handler; runs once.
 void finish(const char* reason);
 
 } // namespace ppe

@@ -1,5 +1,6 @@
 #include "sampler.h"
 
+#include "dispositions.h"
 #include "messages.h"
 #include "perf_events.h"
 #include "task_list.h"
@@ -12,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -36,10 +38,6 @@ namespace {
         SamplerHooks hooks {};
         uint64_t intervalNs = 0;
         int signal = 0;
-        // For every signal whose handler is the collector's: the program's disposition, honoured for
-        // every signal that is not a sample.
-        struct sigaction previous[NSIG] { };
-        bool installed[NSIG] = {};
         void (*ending)(int signal) = nullptr; // writes the profile before a default-fatal signal kills
         int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: asks for a snapshot, never ends the program
         void (*snapshot)() = nullptr;
@@ -146,42 +144,61 @@ namespace {
         return Origin::Foreign;
     }
 
-    // A signal that is not ours gets what it would have got without the collector.
     // A synchronous fault re-executes its instruction when the handler returns, and faults again.
     bool isSynchronousFault(int signal, const siginfo_t* info)
     {
         return (signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL) && info->si_code > 0;
     }
 
-    // The default action of every signal the collector handles terminates the process: write the
-    // profile first, then let the signal kill as it would have (same signal, core dump included).
+    // The signal arrived while the program's action was the default, which terminates the process:
+    // the profile first (the ending hook, O(1) here: the collector thread writes it), then the
+    // default action, core dump included. The kernel gets SIG_DFL; an asynchronous signal is sent
+    // again (it stays pending while this handler runs and kills on return), a fault re-executes.
     void endByDefault(int signal, const siginfo_t* info)
     {
         if (g_sampler.ending)
             g_sampler.ending(signal);
-        struct sigaction fallback { };
-        fallback.sa_handler = SIG_DFL;
-        __sigaction(signal, &fallback, nullptr);
-        g_sampler.installed[signal] = false;
+        takeDefaultAction(signal);
         if (!isSynchronousFault(signal, info))
-            syscall(SYS_tgkill, getpid(), currentTid(), signal); // delivered with the default action on return
+            syscall(SYS_tgkill, getpid(), currentTid(), signal);
     }
 
+    bool handles(const struct sigaction& action)
+    {
+        return action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN;
+    }
+
+    // The program's handler, run as the kernel would have run it: with its sa_mask added to the
+    // interrupted thread's mask and the signal blocked unless SA_NODEFER, its action reset to the
+    // default first with SA_RESETHAND. (SA_RESTART and SA_ONSTACK are the collector's: see sampler.h.)
+    void callProgram(int signal, siginfo_t* info, void* context, const struct sigaction& action)
+    {
+        if (action.sa_flags & SA_RESETHAND)
+            resetProgramAction(signal);
+        sigset_t during = static_cast<const ucontext_t*>(context)->uc_sigmask;
+        sigorset(&during, &during, &action.sa_mask);
+        if (action.sa_flags & SA_NODEFER)
+            sigdelset(&during, signal);
+        else
+            sigaddset(&during, signal);
+        sigset_t saved;
+        pthread_sigmask(SIG_SETMASK, &during, &saved);
+        if (action.sa_flags & SA_SIGINFO)
+            action.sa_sigaction(signal, info, context);
+        else
+            action.sa_handler(signal);
+        pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    }
+
+    // A signal of an owned number that is not a sample gets what the program's action gives it.
     void passOn(int signal, siginfo_t* info, void* context)
     {
-        const struct sigaction& previous = g_sampler.previous[signal];
-        if (previous.sa_flags & SA_SIGINFO) {
-            if (previous.sa_sigaction)
-                previous.sa_sigaction(signal, info, context);
-            return;
-        }
-        if (previous.sa_handler == SIG_IGN)
-            return;
-        if (previous.sa_handler != SIG_DFL) {
-            previous.sa_handler(signal);
-            return;
-        }
-        endByDefault(signal, info);
+        struct sigaction action;
+        programAction(signal, &action);
+        if (handles(action))
+            callProgram(signal, info, context, action);
+        else if (action.sa_handler == SIG_DFL)
+            endByDefault(signal, info);
     }
 
     // The snapshot signal asks for a snapshot, then goes to the program's handler if it has one; its
@@ -189,11 +206,19 @@ namespace {
     void takeSnapshotSignal(int signal, siginfo_t* info, void* context)
     {
         g_sampler.snapshot();
-        const struct sigaction& previous = g_sampler.previous[signal];
-        const bool programHandles
-            = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
-        if (programHandles)
-            passOn(signal, info, context);
+        struct sigaction action;
+        programAction(signal, &action);
+        if (handles(action))
+            callProgram(signal, info, context, action);
+    }
+
+    // The guard of an ending signal (dispositions.h): only in the kernel while the program's action
+    // is the default, so the default action is what happens.
+    void onEnding(int signal, siginfo_t* info, void*)
+    {
+        const int savedErrno = errno;
+        endByDefault(signal, info);
+        errno = savedErrno;
     }
 
     void onSignal(int signal, siginfo_t* info, void* context)
@@ -231,26 +256,20 @@ namespace {
 
     bool installHandler(int signal, const char** why)
     {
-        State& s = g_sampler;
-        s.signal = signal;
-        if (s.installed[signal])
+        g_sampler.signal = signal;
+        if (ownsSignal(signal))
             return true; // still ours from an earlier arming
         struct sigaction previous { };
         __sigaction(signal, nullptr, &previous);
-        const bool handled = (previous.sa_flags & SA_SIGINFO)
-            ? previous.sa_sigaction != nullptr
-            : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
-        if (handled && signal != SIGTRAP) {
+        if (handles(previous) && signal != SIGTRAP) {
             *why = signal == SIGPROF ? "SIGPROF already has a handler (another profiler?)"
                                      : "the program already handles the real-time signal SIGRTMAX-3";
             return false;
         }
-        const struct sigaction action = collectorAction(SA_RESTART);
-        if (__sigaction(signal, &action, &s.previous[signal]) != 0) {
+        if (!ownSignal(signal, collectorAction(SA_RESTART))) {
             *why = "cannot install the signal handler";
             return false;
         }
-        s.installed[signal] = true;
         return true;
     }
 
@@ -269,7 +288,7 @@ namespace {
     void closePerfEvents()
     {
         for (int i = 0; i < g_sampler.perfCount; ++i)
-            close(g_sampler.perfFds[i]);
+            closePerfEvent(g_sampler.perfFds[i]); // only if still ours (perf_events.h)
         g_sampler.perfCount = 0;
     }
 
@@ -421,28 +440,11 @@ void yieldProfTimer()
     write(2, message, sizeof(message) - 1);
 }
 
-bool samplerOwnsSignal(int signal) { return signal > 0 && signal < NSIG && g_sampler.installed[signal]; }
-
-int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old)
-{
-    struct sigaction& previous = g_sampler.previous[signal];
-    const struct sigaction was = previous;
-    if (act)
-        previous = *act;
-    if (old)
-        *old = was;
-    return 0;
-}
-
 bool guardSnapshot(int signal, void (*snapshot)())
 {
     State& s = g_sampler;
-    if (!s.installed[signal]) {
-        const struct sigaction action = collectorAction(SA_RESTART);
-        if (__sigaction(signal, &action, &s.previous[signal]) != 0)
-            return false;
-        s.installed[signal] = true;
-    }
+    if (!ownsSignal(signal) && !ownSignal(signal, collectorAction(SA_RESTART)))
+        return false;
     s.snapshot = snapshot;
     s.snapshotSignal = signal;
     return true;
@@ -450,19 +452,16 @@ bool guardSnapshot(int signal, void (*snapshot)())
 
 void guardEndings(const int* signals, int count, void (*ending)(int signal))
 {
-    State& s = g_sampler;
-    s.ending = ending;
-    for (int i = 0; i < count; ++i) {
-        const int signal = signals[i];
-        struct sigaction current { };
-        __sigaction(signal, nullptr, &current);
-        const bool isDefault = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
-        if (s.installed[signal] || !isDefault)
-            continue; // ignored or handled by the program: its business, untouched
-        const struct sigaction action = collectorAction(0);
-        if (__sigaction(signal, &action, &s.previous[signal]) == 0)
-            s.installed[signal] = true;
-    }
+    g_sampler.ending = ending;
+    // SA_RESTART: a system call the signal interrupts is never seen failing (the default action
+    // ends the process anyway). Every signal blocked: nothing runs on top of it on the program's
+    // alternate stack while it waits for the profile.
+    struct sigaction guard { };
+    guard.sa_sigaction = onEnding;
+    guard.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigfillset(&guard.sa_mask);
+    for (int i = 0; i < count; ++i)
+        guardSignal(signals[i], guard);
 }
 
 const char* mechanismName(Mechanism mechanism)
@@ -523,7 +522,7 @@ void runSampler(bool on)
     switch (s.mechanism) {
     case Mechanism::PerfTaskClock:
         for (int i = 0; i < s.perfCount; ++i)
-            ioctl(s.perfFds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+            controlPerfEvent(s.perfFds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
         break;
     case Mechanism::ItimerProf:
         setItimer(on ? s.intervalNs : 0);

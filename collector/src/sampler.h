@@ -29,10 +29,6 @@
 #include <sys/time.h>
 #include <sys/types.h>
 
-// The C library's own sigaction, past the collector's interposer (exported by glibc's libc.so and
-// libc.a). Signal-safe.
-extern "C" int __sigaction(int signal, const struct sigaction* act, struct sigaction* old);
-
 namespace ppe {
 // setitimer past the collector's interposer (libc.so does not export __setitimer). Signal-safe.
 int rawSetitimer(int which, const struct itimerval* value, struct itimerval* old);
@@ -66,27 +62,28 @@ void runSampler(bool on);
 // dropped. Signal-safe.
 void disarmSampler();
 
-// Handles each of `signals` whose disposition is the default (so terminating) action: `ending`
-// runs (to write the profile), then the signal kills the process as it would have. Signals the
-// program ignores or handles are left alone; a handler it installs later is recorded (see
-// guardedSigaction) and runs instead. Not signal-safe.
+// Guards each of `signals` (dispositions.h): whenever the program's action is the default (so
+// terminating) one, the collector's guard is in the kernel instead, and when the signal arrives
+// `ending` runs (O(1): it has the profile written), then the default action happens as it would
+// have (same signal, core dump included). An action the program sets that is not the default goes
+// to the kernel as it is. Not signal-safe.
 void guardEndings(const int* signals, int count, void (*ending)(int signal));
 
 // Takes `signal` (PPE_SNAPSHOT_SIGNAL): `snapshot` runs when it arrives, then the program's own
-// handler if it installs one (recorded as for guardedSigaction); its default action, ending the
-// program, does not happen. Returns false when the handler cannot be installed. Not signal-safe.
+// handler if it installs one; its default action, ending the program, does not happen. Returns
+// false when the handler cannot be installed. Not signal-safe.
+//
+// The sampling signal and the snapshot signal are owned (dispositions.h): the program's action is
+// recorded and its handler chained, with its sa_mask, SA_NODEFER, SA_RESETHAND and SA_SIGINFO
+// honoured; what cannot be honoured is the collector's own SA_RESTART and SA_ONSTACK (a program
+// handler without them still has system calls restarted and runs on its alternate stack if it has
+// one), and a signal the program ignores still interrupts a sleep (nanosleep, poll: EINTR), as any
+// handled signal does.
 bool guardSnapshot(int signal, void (*snapshot)());
 
 // The program is taking ITIMER_PROF for itself: when the collector samples with it, it stops
 // (saying so once) and leaves the timer and SIGPROF to the program. Signal-safe.
 void yieldProfTimer();
-
-// True while the collector's handler owns `signal`. Signal-safe.
-bool samplerOwnsSignal(int signal);
-
-// sigaction() for a signal the collector owns: the program's disposition is recorded and honoured
-// for every signal that is not a sample, but the collector's handler stays installed. Signal-safe.
-int guardedSigaction(int signal, const struct sigaction* act, struct sigaction* old);
 
 // Drains the ring buffers into the histogram before a profile is written (perf-ring; nothing for
 // the others). Not concurrently with the collector thread's drain (it returns at once then).

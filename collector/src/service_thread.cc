@@ -22,6 +22,7 @@ namespace {
     constexpr size_t kStackBytes = 1 << 20; // touched only as deep as a checkpoint goes
     constexpr uint64_t kLivenessNs = 500'000'000; // how often it looks for a program thread
     constexpr int kMaxTasksChecked = 1024;
+    constexpr uint64_t kParkWaitNs = 2'000'000'000; // for a job under way to end (a checkpoint: ms)
 
     struct Job {
         ServiceJobFn run = nullptr;
@@ -41,10 +42,20 @@ namespace {
         int unblocked = 0; // the signal its mask lets through now
         std::atomic<pid_t> tid { 0 };
         std::atomic<bool> started { false };
+        std::atomic<bool> parking { false }; // asked to leave the process (parkServiceThread)
+        std::atomic<void (*)()> ending { nullptr }; // runEndingOnServiceThread's, ahead of any job
         char* stack = nullptr; // kStackBytes with a guard page at the bottom
     };
 
+    // parkServiceThread's nesting: program threads may call unshare/setns at the same time.
+    struct Parking {
+        pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        int depth = 0;
+        bool stoppedOne = false;
+    };
+
     Service g_service;
+    Parking g_parking;
 
     uint64_t monotonicNs()
     {
@@ -141,6 +152,14 @@ namespace {
         g_service.unblocked = wanted;
     }
 
+    bool runEnding()
+    {
+        void (*ending)() = g_service.ending.exchange(nullptr, std::memory_order_acq_rel);
+        if (ending)
+            ending();
+        return ending != nullptr;
+    }
+
     void* serviceMain(void*)
     {
         prctl(PR_SET_NAME, "ppe-collector", 0, 0, 0);
@@ -152,6 +171,10 @@ namespace {
         for (;;) {
             followAcceptedSignal();
             const uint32_t seen = g_service.wake.load(std::memory_order_acquire);
+            if (runEnding())
+                continue;
+            if (g_service.parking.load(std::memory_order_seq_cst))
+                break;
             const int count = g_service.jobCount.load(std::memory_order_acquire);
             for (int i = 0; i < count && !g_service.stopped.load(std::memory_order_acquire); ++i)
                 runIfDue(g_service.jobs[i]);
@@ -164,6 +187,7 @@ namespace {
             }
             sleepUntil(earliestDue(nextLivenessCheck), seen);
         }
+        runEnding(); // asked for while it was being parked
         return nullptr;
     }
 
@@ -208,6 +232,35 @@ namespace {
             const timespec slice { 0, 10'000'000 };
             syscall(SYS_futex, &g_service.wake, FUTEX_WAIT_PRIVATE, seen, &slice, nullptr, 0);
         }
+    }
+
+    bool available()
+    {
+        return g_service.started.load(std::memory_order_acquire) && g_service.tid.load(std::memory_order_acquire)
+            && !g_service.parking.load(std::memory_order_seq_cst);
+    }
+
+    // Asks the thread to leave and waits until the kernel has let it go (a thread group of one, the
+    // file system information no longer shared): true when it is gone.
+    bool stopThread()
+    {
+        if (!available())
+            return false;
+        const pid_t tid = g_service.tid.load(std::memory_order_acquire);
+        g_service.parking.store(true, std::memory_order_seq_cst);
+        wakeThread();
+        const uint64_t deadline = monotonicNs() + kParkWaitNs;
+        while (threadState(tid) && monotonicNs() < deadline) {
+            const timespec slice { 0, 100'000 };
+            nanosleep(&slice, nullptr);
+        }
+        if (threadState(tid)) {
+            g_service.parking.store(false, std::memory_order_seq_cst); // still in a job: let it be
+            return false;
+        }
+        g_service.tid.store(0, std::memory_order_release);
+        g_service.started.store(false, std::memory_order_release);
+        return true;
     }
 
 } // namespace
@@ -283,6 +336,38 @@ bool onServiceThread()
 
 pid_t serviceThreadId() { return g_service.tid.load(std::memory_order_acquire); }
 
+bool runEndingOnServiceThread(void (*ending)())
+{
+    if (!available() || onServiceThread())
+        return false;
+    g_service.ending.store(ending, std::memory_order_seq_cst);
+    wakeThread();
+    if (available())
+        return true;
+    // Parked meanwhile: the thread took it before it left, or it is the caller's to run.
+    return g_service.ending.exchange(nullptr, std::memory_order_acq_rel) == nullptr;
+}
+
+void parkServiceThread()
+{
+    pthread_mutex_lock(&g_parking.lock);
+    if (g_parking.depth++ == 0)
+        g_parking.stoppedOne = stopThread();
+    pthread_mutex_unlock(&g_parking.lock);
+}
+
+void resumeServiceThread()
+{
+    pthread_mutex_lock(&g_parking.lock);
+    if (--g_parking.depth == 0 && g_parking.stoppedOne) {
+        g_parking.stoppedOne = false;
+        g_service.parking.store(false, std::memory_order_seq_cst);
+        const char* why = nullptr;
+        startServiceThread(&why);
+    }
+    pthread_mutex_unlock(&g_parking.lock);
+}
+
 bool restartServiceThreadInChild(const char** why)
 {
     if (!g_service.started.load(std::memory_order_acquire) || g_service.stopped.load(std::memory_order_acquire))
@@ -291,6 +376,9 @@ bool restartServiceThreadInChild(const char** why)
     g_service.tid.store(0, std::memory_order_relaxed);
     g_service.wake.store(0, std::memory_order_relaxed);
     g_service.busy.store(false, std::memory_order_relaxed);
+    g_service.parking.store(false, std::memory_order_relaxed);
+    g_service.ending.store(nullptr, std::memory_order_relaxed);
+    g_parking = Parking {}; // only the forking thread came along: nobody is inside unshare here
     const uint64_t now = monotonicNs();
     for (int i = 0; i < g_service.jobCount.load(std::memory_order_relaxed); ++i) {
         Job& job = g_service.jobs[i];

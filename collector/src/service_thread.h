@@ -66,6 +66,18 @@ pid_t serviceThreadId();
 // when it cannot. Not signal-safe (run from the atfork child handler).
 bool restartServiceThreadInChild(const char** why);
 
+// Has `ending` (writing the final profile) run on the collector thread, ahead of any job and
+// once, and returns true; false when there is no collector thread to ask (none started, parked,
+// or the caller is it), and then it is the caller's to run. Safe to call from a signal handler.
+bool runEndingOnServiceThread(void (*ending)());
+
+// Around a system call the kernel refuses to a process of more than one thread (unshare or setns
+// of a user namespace, setns of a mount namespace): parkServiceThread stops the collector thread
+// and waits until the kernel has let it go (at most 2 s, for a job under way); its jobs wait.
+// resumeServiceThread starts it again. Nested and concurrent calls park it once. Not signal-safe.
+void parkServiceThread();
+void resumeServiceThread();
+
 // How many runs of job `id` were skipped for being late.
 uint64_t skippedServiceRuns(int id);
 

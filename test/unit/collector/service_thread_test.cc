@@ -1,14 +1,17 @@
 // The collector thread (service_thread.h): jobs run on it, one at a time, with every signal
 // blocked; a late job skips the runs it missed instead of running them back to back; a signal
-// handler can ask for a job at once. Each test runs in a process of its own (ctest runs every case
-// alone), so each starts the thread itself.
+// handler can ask for a job at once; an ending runs on it ahead of any job; it can be parked (gone
+// from the process) around a call that needs a single thread, and resumed. Each test runs in a process of its own
+// (ctest runs every case alone), so each starts the thread itself.
 #include "service_thread.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <csignal>
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,6 +120,56 @@ namespace {
         sigaction(SIGUSR1, &action, nullptr);
         raise(SIGUSR1);
         EXPECT_TRUE(eventually([] { return g_seen.runs == 1; }));
+        EXPECT_EQ(g_seen.tid, serviceThreadId());
+    }
+
+    std::atomic<pid_t> g_endingTid { 0 };
+    void ending() { g_endingTid = currentTid(); }
+
+    TEST(ServiceThread, AnEndingRunsOnIt)
+    {
+        SKIP_UNLESS_ALONE();
+        EXPECT_FALSE(runEndingOnServiceThread(ending)) << "no collector thread yet: the caller's to run";
+        ASSERT_GE(addServiceJob(slow, 3600'000'000'000), 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        ASSERT_TRUE(runEndingOnServiceThread(ending));
+        ASSERT_TRUE(eventually([] { return g_endingTid != 0; }));
+        EXPECT_EQ(g_endingTid, serviceThreadId());
+    }
+
+    int taskCount()
+    {
+        DIR* tasks = opendir("/proc/self/task");
+        int count = 0;
+        while (tasks && readdir(tasks))
+            ++count;
+        if (tasks)
+            closedir(tasks);
+        return count - 2; // . and ..
+    }
+
+    TEST(ServiceThread, ParkedItLeavesTheProcessAndComesBack)
+    {
+        SKIP_UNLESS_ALONE();
+        ASSERT_EQ(taskCount(), 1) << "this test needs a process of one thread";
+        g_requested = addServiceJob(observe, 3600'000'000'000);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        ASSERT_EQ(taskCount(), 2);
+        parkServiceThread();
+        EXPECT_EQ(taskCount(), 1) << "gone when parkServiceThread returns";
+        EXPECT_EQ(serviceThreadId(), 0);
+        EXPECT_FALSE(runEndingOnServiceThread(ending)) << "parked: the caller's to run";
+        // What the kernel refuses to a process of several threads works now (where user namespaces
+        // are allowed at all).
+        const int result = unshare(CLONE_NEWUSER);
+        EXPECT_TRUE(result == 0 || errno != EINVAL) << "unshare(CLONE_NEWUSER): EINVAL, more than one thread";
+        resumeServiceThread();
+        EXPECT_NE(serviceThreadId(), 0);
+        EXPECT_EQ(taskCount(), 2);
+        requestServiceJob(g_requested);
+        EXPECT_TRUE(eventually([] { return g_seen.runs == 1; })) << "its jobs run again";
         EXPECT_EQ(g_seen.tid, serviceThreadId());
     }
 

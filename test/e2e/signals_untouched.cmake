@@ -1,0 +1,13 @@
+# Issue 33: signals, alternate stacks and namespaces are the program's own (signals_untouched_test.cc):
+# its own small test program, needing only the collector, the launcher and the profile reader.
+add_executable(signals_untouched signals_untouched.c)
+target_compile_options(signals_untouched PRIVATE -O1 -g)
+ppe_gnu_built(signals_untouched)
+
+add_executable(ppe_signals_untouched_tests signals_untouched_test.cc)
+target_link_libraries(ppe_signals_untouched_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
+add_dependencies(ppe_signals_untouched_tests signals_untouched ppe ppe_launcher)
+target_compile_definitions(ppe_signals_untouched_tests PRIVATE
+  PPE_LAUNCHER="$<TARGET_FILE:ppe_launcher>"
+  PPE_SIGNALS_UNTOUCHED="$<TARGET_FILE:signals_untouched>")
+gtest_discover_tests(ppe_signals_untouched_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e)
