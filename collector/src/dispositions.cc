@@ -12,15 +12,24 @@ namespace {
 
     enum Role : uint8_t { Untouched, Owned, Guarded };
 
+    // What the kernel holds for a guarded signal: the program's own action; the guard (the
+    // program's is the default); or the one-shot trampoline, for a program handler with
+    // SA_RESETHAND (otherwise the kernel's reset would leave the default without the guard).
+    enum Held : uint8_t { ProgramAction, Guard, OneShot };
+
     constexpr size_t kWords = (sizeof(struct sigaction) + 7) / 8;
 
-    // A signal's state. `program` is the program's action while the kernel does not hold it (owned,
-    // or guarded with the guard in); otherwise the kernel's is the program's and this is stale.
+    // A signal's state. `program` is the program's action while the kernel does not hold it
+    // (owned, or guarded and not ProgramAction); otherwise the kernel's is the program's.
     struct Slot {
         std::atomic<uint8_t> role { Untouched };
-        std::atomic<bool> guardIn { false };
+        std::atomic<uint8_t> held { ProgramAction };
         std::atomic<uint32_t> sequence { 0 }; // odd while `program` is being written
         uint64_t program[kWords] = {}; // a struct sigaction, word by word (atomic_ref)
+        // The one-shot handler the trampoline calls (the kernel chose it: the program may have set
+        // another action since).
+        std::atomic<void*> oneShot { nullptr };
+        std::atomic<bool> oneShotSiginfo { false };
     };
 
     Slot g_slots[NSIG];
@@ -117,28 +126,81 @@ namespace {
             store(slot, asKept(*act));
     }
 
-    // A guarded signal: the kernel gets the program's action, or the guard instead of the default.
+    bool isOneShotHandler(const struct sigaction& action)
+    {
+        return (action.sa_flags & SA_RESETHAND) && action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN;
+    }
+
+    void onOneShot(int signal, siginfo_t* info, void* context);
+
+    // What goes to the kernel for the program's `act` (nullptr: nothing, the guard is in already),
+    // and what the kernel will then hold.
+    const struct sigaction* forKernel(const struct sigaction& act, Held held, struct sigaction* trampoline, Held* next)
+    {
+        if (isDefault(act)) {
+            *next = Guard;
+            return held == Guard ? nullptr : &g_guard;
+        }
+        if (!isOneShotHandler(act)) {
+            *next = ProgramAction;
+            return &act;
+        }
+        *next = OneShot;
+        *trampoline = act; // the program's flags and mask: the kernel applies them as its own
+        trampoline->sa_sigaction = onOneShot;
+        trampoline->sa_flags |= SA_SIGINFO;
+        return trampoline;
+    }
+
+    // A guarded signal: the kernel gets the program's action, the guard instead of the default, or
+    // the trampoline instead of a one-shot handler.
     int setGuarded(int signal, Slot& slot, const struct sigaction* act, struct sigaction* was)
     {
-        const bool guardIn = slot.guardIn.load(std::memory_order_relaxed);
-        if (guardIn)
+        const Held held = Held(slot.held.load(std::memory_order_relaxed));
+        if (held != ProgramAction)
             load(slot, was);
         if (!act)
-            return guardIn ? 0 : __sigaction(signal, nullptr, was);
+            return held != ProgramAction ? 0 : __sigaction(signal, nullptr, was);
+        struct sigaction trampoline { };
         struct sigaction kernelWas { };
-        if (isDefault(*act)) {
-            if (!guardIn && __sigaction(signal, &g_guard, &kernelWas) != 0)
-                return -1;
-            store(slot, asKept(*act));
-            slot.guardIn.store(true, std::memory_order_release);
-        } else {
-            if (__sigaction(signal, act, &kernelWas) != 0)
-                return -1;
-            slot.guardIn.store(false, std::memory_order_release);
+        Held next = ProgramAction;
+        const struct sigaction* given = forKernel(*act, held, &trampoline, &next);
+        if (given && __sigaction(signal, given, &kernelWas) != 0)
+            return -1;
+        if (next == OneShot) {
+            slot.oneShot.store(reinterpret_cast<void*>(act->sa_sigaction), std::memory_order_relaxed);
+            slot.oneShotSiginfo.store(act->sa_flags & SA_SIGINFO, std::memory_order_release);
         }
-        if (!guardIn)
+        if (next != ProgramAction)
+            store(slot, asKept(*act));
+        slot.held.store(next, std::memory_order_release);
+        if (held == ProgramAction)
             *was = kernelWas;
         return 0;
+    }
+
+    // The kernel has just reset the one-shot action to the default (SA_RESETHAND) and delivered
+    // here: the guard goes back in, unless the program has set another action meanwhile, and the
+    // program's handler runs (the kernel already applied its mask and flags).
+    void onOneShot(int signal, siginfo_t* info, void* context)
+    {
+        Slot& slot = g_slots[signal];
+        {
+            WriteLock lock;
+            if (slot.held.load(std::memory_order_relaxed) == OneShot) {
+                struct sigaction reset { };
+                load(slot, &reset);
+                reset.sa_handler = SIG_DFL;
+                store(slot, reset);
+                __sigaction(signal, &g_guard, nullptr);
+                slot.held.store(Guard, std::memory_order_release);
+            }
+        }
+        void* handler = slot.oneShot.load(std::memory_order_relaxed);
+        if (slot.oneShotSiginfo.load(std::memory_order_acquire))
+            reinterpret_cast<void (*)(int, siginfo_t*, void*)>(handler)(signal, info, context);
+        else
+            reinterpret_cast<void (*)(int)>(handler)(signal);
     }
 
     Role roleOf(int signal)
@@ -158,11 +220,10 @@ bool ownSignal(int signal, const struct sigaction& action)
     if (__sigaction(signal, &action, &previous) != 0)
         return false;
     learnKeeping(signal, action);
-    const bool kernelHadProgramAction = slot.role.load(std::memory_order_relaxed) == Untouched
-        || (slot.role.load(std::memory_order_relaxed) == Guarded && !slot.guardIn.load(std::memory_order_relaxed));
-    if (kernelHadProgramAction)
-        store(slot, previous);
-    slot.guardIn.store(false, std::memory_order_relaxed);
+    if (slot.role.load(std::memory_order_relaxed) == Untouched
+        || slot.held.load(std::memory_order_relaxed) == ProgramAction)
+        store(slot, previous); // the kernel had the program's own
+    slot.held.store(ProgramAction, std::memory_order_relaxed);
     slot.role.store(Owned, std::memory_order_release);
     return true;
 }
@@ -182,13 +243,7 @@ void guardSignal(int signal, const struct sigaction& guard)
         return; // ignored or handled by the program: its action stays in the kernel
     learnKeeping(signal, guard);
     store(slot, current);
-    slot.guardIn.store(true, std::memory_order_release);
-}
-
-bool collectorHolds(int signal)
-{
-    const Role role = roleOf(signal);
-    return role == Owned || (role == Guarded && g_slots[signal].guardIn.load(std::memory_order_acquire));
+    slot.held.store(Guard, std::memory_order_release);
 }
 
 bool ownsSignal(int signal) { return roleOf(signal) == Owned; }
@@ -212,7 +267,7 @@ void takeDefaultAction(int signal)
     action.sa_handler = SIG_DFL;
     __sigaction(signal, &action, nullptr);
     // The kernel now holds the program's (default) action: the guard is out, for good.
-    g_slots[signal].guardIn.store(false, std::memory_order_release);
+    g_slots[signal].held.store(ProgramAction, std::memory_order_release);
     g_slots[signal].role.store(Guarded, std::memory_order_release);
 }
 

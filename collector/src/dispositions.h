@@ -5,8 +5,11 @@
 //    program's action, except while that action is the default; only then is the collector's
 //    guard in (a handler that writes the profile and lets the default action happen, with
 //    SA_RESTART so that no system call is ever seen interrupted: the process ends anyway). A handler
-//    or SIG_IGN of the program goes to the kernel as given (flags, mask, SA_RESETHAND, all); SIG_DFL
-//    puts the guard back.
+//    or SIG_IGN of the program goes to the kernel as given (flags, mask, all); SIG_DFL puts the
+//    guard back. A handler with SA_RESETHAND goes with its flags and mask too, but through a
+//    trampoline: the kernel resets it to the default on delivery as it would, and the trampoline
+//    puts the guard back in before it calls the program's handler (a crash handler that raises
+//    its signal again then ends the program with the profile written).
 //  - Owned (the sampling signal and PPE_SNAPSHOT_SIGNAL): the collector's handler stays in the
 //    kernel; the program's action is recorded and the handler chains to it (sampler.cc), honouring
 //    its sa_mask, SA_NODEFER and SA_RESETHAND.
@@ -30,10 +33,6 @@ bool ownSignal(int signal, const struct sigaction& action);
 // Guards `signal` with `guard`: in the kernel whenever the program's action is the default (now,
 // or whenever the program sets it back). Not signal-safe.
 void guardSignal(int signal, const struct sigaction& guard);
-
-// True while the collector's handler is in the kernel for `signal` (owned, or guarded while the
-// program's action is the default). Signal-safe.
-bool collectorHolds(int signal);
 
 // True when `signal` is owned (its program action is recorded and chained). Signal-safe.
 bool ownsSignal(int signal);

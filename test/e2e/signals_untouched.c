@@ -11,6 +11,8 @@
  *   altstack-exit    an 8 KB alternate stack (a guard page below it) and a SA_ONSTACK SIGTERM
  *                    handler that calls _exit(0)
  *   altstack-default the same stack, SIGTERM at its default: the program dies of it
+ *   crash-handler    the same stack and a crash handler as many programs have one: SA_RESETHAND,
+ *                    it says so and returns; the fault happens again and kills at the default
  *   unshare          unshare(CLONE_NEWUSER); says on stderr how many ppe-collector threads run after
  * Usage: signals_untouched CASE */
 #define _GNU_SOURCE
@@ -258,6 +260,23 @@ static void smallAltStack(void)
     sigaltstack(&stack, NULL);
 }
 
+static void onCrash(int sig)
+{
+    (void)sig;
+    static const char said[] = "the crash handler ran\n";
+    (void)!write(1, said, sizeof said - 1);
+}
+
+static int crashHandler(void)
+{
+    smallAltStack();
+    install(SIGSEGV, onCrash, SA_RESETHAND | SA_ONSTACK, 0);
+    work(100000000L);
+    *(volatile int*)16 = 1;
+    say("%s", "the fault did not end the program");
+    return 3;
+}
+
 static int altstack(int ownHandler)
 {
     smallAltStack();
@@ -313,6 +332,8 @@ int main(int argc, char** argv)
         return snapshotChain();
     if (!strcmp(how, "altstack-exit") || !strcmp(how, "altstack-default"))
         return altstack(!strcmp(how, "altstack-exit"));
+    if (!strcmp(how, "crash-handler"))
+        return crashHandler();
     if (!strcmp(how, "unshare"))
         return unshareUser();
     fprintf(stderr, "signals_untouched: unknown case %s\n", how);
