@@ -1,9 +1,10 @@
-/* early_handler: handlers installed before the collector starts (a constructor of priority 101,
- * which runs before the default-priority constructor of a linked libppe.a; with libppe.so the
- * library's constructor runs first) and after it (in main), on signals the collector guards
- * (SIGTERM, SIGUSR2, SIGINT, SIGHUP) with SA_RESTART: each reads back as installed and runs when
- * raised. Standard error says how many threads the process had in the constructor (2: the
- * collector had started). */
+/* early_handler: handlers installed before the collector starts (from the executable's
+ * .preinit_array, which runs before every constructor, libppe.so's and libppe.a's included) and
+ * after it (in main), on signals the collector guards (SIGTERM, SIGUSR2, SIGINT, SIGHUP), with
+ * SA_RESTART and SIGQUIT in sa_mask: each reads back as installed, runs when raised, with SIGQUIT
+ * blocked. The early SIGALRM handler (SA_RESTART) writes a byte into a pipe main reads from:
+ * alarm(1) restarts the read, which returns 1. Standard error says how many threads the process
+ * had before the constructors (1: the collector had not started). */
 #include "observe.h"
 
 #include <dirent.h>
@@ -11,10 +12,35 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_ran[65];
+static volatile sig_atomic_t g_ran[65], g_quitBlocked[65];
+static int g_pipe[2] = { -1, -1 };
 
-static void onEarly(int signal) { g_ran[signal] += 1; }
-static void onLate(int signal) { g_ran[signal] += 10; }
+static void noteQuitBlocked(int signal)
+{
+    sigset_t now;
+    sigprocmask(SIG_BLOCK, NULL, &now);
+    g_quitBlocked[signal] = sigismember(&now, SIGQUIT);
+}
+
+static void onEarly(int signal)
+{
+    g_ran[signal] += 1;
+    noteQuitBlocked(signal);
+}
+
+static void onLate(int signal)
+{
+    g_ran[signal] += 10;
+    noteQuitBlocked(signal);
+}
+
+static void onAlarm(int signal)
+{
+    (void)signal;
+    const int saved = errno;
+    (void)!write(g_pipe[1], "x", 1);
+    errno = saved;
+}
 
 static int threadCount(void)
 {
@@ -39,11 +65,12 @@ static int install(int signal, void (*handler)(int))
 
 static int g_earlyResult = -1;
 
-__attribute__((constructor(101))) static void early(void)
+static void early(void)
 {
-    fprintf(stderr, "early_handler: %d thread(s) in the constructor\n", threadCount());
-    g_earlyResult = install(SIGTERM, onEarly) | install(SIGUSR2, onEarly);
+    fprintf(stderr, "early_handler: %d thread(s) before the constructors\n", threadCount());
+    g_earlyResult = install(SIGTERM, onEarly) | install(SIGUSR2, onEarly) | install(SIGALRM, onAlarm) | pipe(g_pipe);
 }
+__attribute__((used, section(".preinit_array"))) static void (*const g_early)(void) = early;
 
 static void check(const char* name, int signal, void (*expected)(int))
 {
@@ -53,7 +80,8 @@ static void check(const char* name, int signal, void (*expected)(int))
         now.sa_handler == expected ? "the program's handler" : "another handler", !!(now.sa_flags & SA_RESTART),
         !!(now.sa_flags & SA_SIGINFO), sigismember(&now.sa_mask, SIGQUIT));
     raise(signal);
-    observe("%s raised: handler ran %d", name, (int)g_ran[signal]);
+    observe(
+        "%s raised: handler ran %d, SIGQUIT blocked in it %d", name, (int)g_ran[signal], (int)g_quitBlocked[signal]);
 }
 
 int main(void)
@@ -64,5 +92,8 @@ int main(void)
     check("SIGUSR2 (early)", SIGUSR2, onEarly);
     check("SIGINT (late)", SIGINT, onLate);
     check("SIGHUP (late)", SIGHUP, onLate);
+    alarm(1);
+    char byte = 0;
+    observe("read through SIGALRM (early, SA_RESTART) returned %s", outcome(read(g_pipe[0], &byte, 1), errno));
     return 0;
 }

@@ -1,6 +1,8 @@
-/* userns: unshare(CLONE_NEWUSER), which the kernel refuses to a multi-threaded process:
- *   main   the program itself unshares
+/* userns: a new user namespace, which the kernel refuses to a multi-threaded process:
+ *   main   the program itself unshares (unshare(CLONE_NEWUSER))
  *   child  a forked child unshares
+ *   setns  a forked child unshares and waits; the program joins its namespace (setns)
+ *   clone  clone(CLONE_NEWUSER) starts a child in a new namespace
  * Then, as `unshare -Ur` does, it maps its own user and group to root in the new namespace (so that
  * it may still create files) and reads back uid 0.
  * Usage: userns main|child */
@@ -8,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,16 +47,66 @@ static int enter(const char* who)
     return 0;
 }
 
+static int waitFor(pid_t child)
+{
+    int status = -1;
+    waitpid(child, &status, 0);
+    observe("child status %d", status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The child makes a namespace and says so through the pipe; it stays until the pipe closes. */
+static int joinChildNamespace(void)
+{
+    int ready[2], done[2];
+    if (pipe(ready) != 0 || pipe(done) != 0)
+        return 1;
+    const pid_t child = fork();
+    if (child == 0) {
+        char byte = unshare(CLONE_NEWUSER) == 0 ? 'y' : 'n';
+        (void)!write(ready[1], &byte, 1);
+        close(done[1]);
+        (void)!read(done[0], &byte, 1);
+        _exit(0);
+    }
+    char byte = 0;
+    (void)!read(ready[0], &byte, 1);
+    observe("child made its namespace: %c", byte);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)child);
+    const int ns = open(path, O_RDONLY | O_CLOEXEC);
+    const int joined = setns(ns, CLONE_NEWUSER);
+    observe("setns(CLONE_NEWUSER) %s", outcome(joined, errno));
+    close(done[1]);
+    return waitFor(child) | (joined != 0);
+}
+
+static char g_stack[64 * 1024];
+
+static int inClone(void* unused)
+{
+    (void)unused;
+    observe("clone child: uid %d", (int)getuid());
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "child")) {
+    const char* how = argc > 1 ? argv[1] : "main";
+    if (!strcmp(how, "child")) {
         const pid_t child = fork();
         if (child == 0)
             exit(enter("child"));
-        int status = -1;
-        waitpid(child, &status, 0);
-        observe("child status %d", status);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+        return waitFor(child);
+    }
+    if (!strcmp(how, "setns"))
+        return joinChildNamespace();
+    if (!strcmp(how, "clone")) {
+        const pid_t child = clone(inClone, g_stack + sizeof g_stack, CLONE_NEWUSER | SIGCHLD, NULL);
+        if (child > 0)
+            return waitFor(child);
+        observe("clone(CLONE_NEWUSER) %s", outcome(child, errno));
+        return 1;
     }
     return enter("main");
 }
