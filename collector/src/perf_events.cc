@@ -1,6 +1,10 @@
 #include "perf_events.h"
 
+#include <cerrno>
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -8,15 +12,137 @@ namespace ppe {
 
 namespace {
 
-    // `fd` moved high (close-on-exec); `fd` itself when that fails.
-    int moveFdHigh(int fd)
+    constexpr int kHighFd = 512; // the collector's descriptors stay out of the way of small numbers
+    constexpr int kMaxOwned = 2048; // rings (one a CPU, at most 1024) and perf-task-clock's events
+
+    struct Owned {
+        int fd = -1;
+        uint64_t id = 0;
+    };
+
+    // The events the collector opened (copied into a forked child, where they name the parent's).
+    Owned g_owned[kMaxOwned];
+
+    // A placement under way: descriptors go at `base` and up, the soft limit raised meanwhile.
+    struct Placement {
+        bool active = false;
+        rlimit saved {};
+        int base = 0;
+    };
+
+    Placement g_placement;
+
+    // The highest descriptor open now (/proc/self/fd; -1 when it cannot be read).
+    int highestDescriptor()
     {
-        constexpr int kHighFd = 512; // keep the collector's descriptors out of the program's way
-        const int high = fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
-        if (high < 0)
-            return fd;
+        const int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+            return -1;
+        int highest = -1;
+        alignas(8) char buffer[4096];
+        for (long n; (n = syscall(SYS_getdents64, dir, buffer, sizeof(buffer))) > 0;) {
+            for (long at = 0; at < n;) {
+                const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+                int fd = 0;
+                const char* c = entry->d_name;
+                for (; *c >= '0' && *c <= '9'; ++c)
+                    fd = fd * 10 + (*c - '0');
+                if (!*c && c != entry->d_name && fd != dir && fd > highest)
+                    highest = fd;
+                at += entry->d_reclen;
+            }
+        }
+        close(dir);
+        return highest;
+    }
+
+    // `fd` placed at the open placement's base and up, close-on-exec (the low one closed); -1 with
+    // errno when it cannot be (then `fd` is closed too).
+    int placeHigh(int fd)
+    {
+        const int high = fcntl(fd, F_DUPFD_CLOEXEC, g_placement.base);
+        const int error = errno;
         close(fd);
+        errno = error;
         return high;
+    }
+
+    // `fd` moved to the highest free number below the soft limit (close-on-exec), for an event that
+    // needs its descriptor where the limits leave no room above: only a program that fills its whole
+    // table sees it. `fd` itself when no such number is found among the top 64.
+    int placeAtTop(int fd)
+    {
+        rlimit limit {};
+        if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > rlim_t(0x7fffffff))
+            return fd;
+        for (int n = int(limit.rlim_cur) - 1, tries = 0; n > fd && tries < 64; --n, ++tries) {
+            if (fcntl(n, F_GETFD) >= 0 || errno != EBADF)
+                continue; // in use: never dup over it
+            if (dup3(fd, n, O_CLOEXEC) == n) {
+                close(fd);
+                return n;
+            }
+        }
+        return fd;
+    }
+
+    bool remember(int fd)
+    {
+        uint64_t id = 0;
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
+            return false;
+        for (Owned& o : g_owned)
+            if (o.fd < 0) {
+                o = Owned { fd, id };
+                return true;
+            }
+        return false;
+    }
+
+    Owned* entryOf(int fd)
+    {
+        if (fd < 0)
+            return nullptr;
+        for (Owned& o : g_owned)
+            if (o.fd == fd)
+                return &o;
+        return nullptr;
+    }
+
+    bool sameEvent(const Owned& o)
+    {
+        uint64_t id = 0;
+        return ioctl(o.fd, PERF_EVENT_IOC_ID, &id) == 0 && id == o.id;
+    }
+
+    void endPlacement()
+    {
+        if (g_placement.active)
+            setrlimit(RLIMIT_NOFILE, &g_placement.saved); // exactly as it was
+        g_placement.active = false;
+    }
+
+    // Starts a placement of `count` descriptors: at or above max(512, the soft limit) and above the
+    // highest descriptor in use, the soft limit raised to cover them (restored by endPlacement).
+    // False, with nothing changed, when the hard limit leaves no room (or the kernel refuses).
+    bool beginPlacement(int count)
+    {
+        rlimit limit {};
+        if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+            return false;
+        const rlim_t soft = limit.rlim_cur;
+        rlim_t base = soft > rlim_t(kHighFd) ? soft : rlim_t(kHighFd);
+        const int highest = highestDescriptor();
+        if (highest >= 0 && rlim_t(highest) + 1 > base)
+            base = rlim_t(highest) + 1;
+        const rlim_t needed = base + rlim_t(count);
+        if (base > rlim_t(0x7fffffff) - rlim_t(count) || (limit.rlim_max != RLIM_INFINITY && needed > limit.rlim_max))
+            return false;
+        rlimit raised { needed, limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) != 0)
+            return false; // e.g. above fs.nr_open
+        g_placement = Placement { true, limit, int(base) };
+        return true;
     }
 
 } // namespace
@@ -35,10 +161,59 @@ perf_event_attr taskClockAttr(uint64_t periodNs)
     return attr;
 }
 
+bool beginPerfPlacement(int count) { return !g_placement.active && beginPlacement(count); }
+
+void endPerfPlacement() { endPlacement(); }
+
 int openPerfEvent(perf_event_attr& attr, pid_t tid, int cpu)
 {
+    const bool own = !g_placement.active;
+    const bool room = !own || beginPlacement(1);
+    const int low = openTransientPerfEvent(attr, tid, cpu);
+    const int fd = low < 0 ? -1 : room ? placeHigh(low) : placeAtTop(low);
+    const int error = errno;
+    if (own && room)
+        endPlacement();
+    errno = error;
+    if (fd >= 0 && !remember(fd)) {
+        close(fd);
+        errno = ENFILE;
+        return -1;
+    }
+    return fd;
+}
+
+int openTransientPerfEvent(perf_event_attr& attr, pid_t tid, int cpu)
+{
     const long fd = syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-    return fd < 0 ? -1 : moveFdHigh(int(fd));
+    return fd < 0 ? -1 : int(fd);
+}
+
+bool ownsPerfEvent(int fd)
+{
+    const Owned* o = entryOf(fd);
+    return o && sameEvent(*o);
+}
+
+int controlPerfEvent(int fd, unsigned long request, unsigned long arg)
+{
+    if (!ownsPerfEvent(fd)) {
+        errno = EBADF;
+        return -1;
+    }
+    return ioctl(fd, request, arg);
+}
+
+bool closePerfEvent(int fd)
+{
+    Owned* o = entryOf(fd);
+    if (!o)
+        return false;
+    const bool ours = sameEvent(*o);
+    if (ours)
+        close(fd);
+    *o = Owned {};
+    return ours;
 }
 
 } // namespace ppe

@@ -1,5 +1,14 @@
 // The perf events both perf mechanisms open (sampler.h: perf-task-clock, one per thread;
 // ring_sampler.h: perf-ring, one per CPU): the same task clock, each with its own delivery.
+//
+// Their descriptors are the program's to see: the collector keeps them where the program does not
+// look, and never touches a number it no longer owns. A descriptor goes at or above
+// max(512, the soft RLIMIT_NOFILE when the collector started) and above every descriptor in use,
+// with F_DUPFD_CLOEXEC (never dup2, which would close what is there). Where that is above the soft
+// limit, the soft limit is raised for the moment of the dup and restored exactly (a descriptor above
+// the soft limit stays valid). Each event's unique id (PERF_EVENT_IOC_ID) is recorded at open, and
+// every ioctl and close first asks the number for its id: a program that closed or replaced the
+// descriptor (dup2, close_range) keeps its own file untouched.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +21,33 @@ namespace ppe {
 // created later included, one sample per `periodNs`; disabled until enabled.
 perf_event_attr taskClockAttr(uint64_t periodNs);
 
-// perf_event_open(attr, tid, cpu), close-on-exec, its descriptor moved to a number at or above 512,
-// out of the way of programs that assume small numbers; -1 with errno on failure. Signal-safe.
+// Prepares the placement of `count` descriptors (the rings of every CPU): false, with nothing
+// changed, when the hard limit leaves no room for them above max(512, the soft limit). Until
+// endPerfPlacement (soon: the soft limit is raised meanwhile), openPerfEvent places its descriptors
+// there. Signal-safe, not re-entrant.
+bool beginPerfPlacement(int count);
+void endPerfPlacement();
+
+// perf_event_open(attr, tid, cpu), close-on-exec, its descriptor placed as above (in the placement
+// under way, or one of its own) and registered; -1 with errno on failure. Where the hard limit leaves
+// no room above the soft limit (perf-task-clock's per-thread events need their descriptors: only a
+// ring can live on its mapping), the highest free number below the soft limit. Signal-safe.
 int openPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
+
+// perf_event_open(attr, tid, cpu) at whatever number the kernel gives (the lowest free one), not
+// registered: for a caller that maps the event and closes the descriptor before the program runs
+// again (perf-ring without room). -1 with errno on failure. Signal-safe.
+int openTransientPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
+
+// True when `fd` is still the event the collector opened there (its id matches). Signal-safe.
+bool ownsPerfEvent(int fd);
+
+// ioctl(fd, request, arg) when `fd` is still the collector's event; otherwise nothing, -1 with
+// errno EBADF (the program closed or replaced it). Signal-safe.
+int controlPerfEvent(int fd, unsigned long request, unsigned long arg);
+
+// Closes `fd` when it is still the collector's event, and forgets it either way; returns whether it
+// was. Signal-safe.
+bool closePerfEvent(int fd);
 
 } // namespace ppe

@@ -1,5 +1,6 @@
 #include "ring_sampler.h"
 
+#include "messages.h"
 #include "perf_events.h"
 #include "sampler.h"
 #include "service_thread.h"
@@ -40,7 +41,7 @@ namespace {
     };
 
     struct Ring {
-        int fd = -1;
+        int fd = -1; // -1: none (opened without room for one, or the program closed or replaced it)
         char* base = nullptr; // the metadata page, then dataBytes of ring
     };
 
@@ -58,6 +59,10 @@ namespace {
         int job = -1; // the collector thread's drain
         uint64_t periodNs = 0; // its period now
         uint64_t fixedPeriodNs = 0; // PPE_RING_DRAIN_MS: never adapted
+        // A ring without a descriptor cannot be disabled: it samples from its opening to its unmapping,
+        // and its samples count only while `taking` (the sampler runs).
+        std::atomic<bool> taking { false };
+        bool toldOrphan = false; // "the program closed or replaced ..." said once
     };
 
     State g_rings;
@@ -75,15 +80,40 @@ namespace {
     }
 
     // The event of `cpu`, with the 5.13 flags when the kernel has them; -1 with errno on failure.
-    int openEvent(int cpu, uint64_t periodNs)
+    // `placed`: its descriptor kept high (perf_events.h); else a transient one, the event enabled at
+    // once (nothing could enable it later).
+    int openEvent(int cpu, uint64_t periodNs, bool placed)
     {
         perf_event_attr attr = ringAttr(periodNs, true);
-        int fd = openPerfEvent(attr, 0, cpu);
-        if (fd < 0 && errno != EACCES && errno != EPERM && errno != ENODEV) {
+        attr.disabled = placed;
+        int fd = placed ? openPerfEvent(attr, 0, cpu) : openTransientPerfEvent(attr, 0, cpu);
+        if (fd < 0 && errno != EACCES && errno != EPERM && errno != ENODEV && errno != EMFILE) {
             attr = ringAttr(periodNs, false);
-            fd = openPerfEvent(attr, 0, cpu);
+            attr.disabled = placed;
+            fd = placed ? openPerfEvent(attr, 0, cpu) : openTransientPerfEvent(attr, 0, cpu);
         }
         return fd;
+    }
+
+    // Says once that the program took ring `i`'s descriptor: the collector leaves that number alone.
+    void tellOrphan(int i, int fd)
+    {
+        State& s = g_rings;
+        if (s.toldOrphan)
+            return;
+        s.toldOrphan = true;
+        say({ "perf-ring: the program closed or replaced the collector's descriptor ", Part::dec(uint64_t(fd)),
+            " (ring ", Part::dec(uint64_t(i)),
+            "); that number is the program's: the ring is read through its mapping, never through it" });
+    }
+
+    // Closes ring `i`'s descriptor if it is still the collector's (telling once when it is not).
+    void closeDescriptor(int i, bool tell)
+    {
+        Ring& ring = g_rings.rings[i];
+        if (ring.fd >= 0 && !closePerfEvent(ring.fd) && tell)
+            tellOrphan(i, ring.fd);
+        ring.fd = -1;
     }
 
     char* mapRing(int fd)
@@ -100,7 +130,7 @@ namespace {
         const int count = s.count.exchange(0, std::memory_order_acq_rel);
         for (int i = 0; i < count; ++i) {
             munmap(s.rings[i].base, (1 + s.dataPages) * s.pageBytes);
-            close(s.rings[i].fd);
+            closeDescriptor(i, true);
         }
     }
 
@@ -127,26 +157,38 @@ namespace {
 
     // Opens the rings of every online CPU into g_rings (count 0 on entry); 0 or the errno of the
     // first failure, all or none: a CPU without its ring would run threads that are never sampled.
-    int openEach()
+    int openEach(bool placed)
     {
         State& s = g_rings;
         int opened = 0;
         for (int cpu = 0; cpu < s.cpus; ++cpu) {
-            const int fd = openEvent(cpu, s.intervalNs);
+            const int fd = openEvent(cpu, s.intervalNs, placed);
             if (fd < 0 && errno == ENODEV)
                 continue; // an offline CPU runs nothing
             char* base = fd < 0 ? nullptr : mapRing(fd);
+            const int error = errno;
+            if (fd >= 0 && !placed)
+                close(fd); // the mapping keeps the event: no descriptor stays
             if (!base) {
-                const int error = errno;
-                if (fd >= 0)
-                    close(fd);
+                if (fd >= 0 && placed)
+                    closePerfEvent(fd);
                 releaseRings();
                 return fd < 0 ? error : error == EPERM ? ENOMEM : error; // mmap's EPERM: the locked-memory limit
             }
-            s.rings[opened++] = Ring { fd, base };
+            s.rings[opened++] = Ring { placed ? fd : -1, base };
             s.count.store(opened, std::memory_order_release);
         }
         return opened ? 0 : ENODEV;
+    }
+
+    // openEach with the descriptors kept high where the descriptor limits leave room, else none.
+    int openEachPlaced()
+    {
+        const bool placed = beginPerfPlacement(g_rings.cpus);
+        const int error = openEach(placed);
+        if (placed)
+            endPerfPlacement();
+        return error;
     }
 
     // openEach, with smaller rings while the locked-memory limit refuses them (many processes of
@@ -155,7 +197,7 @@ namespace {
     {
         State& s = g_rings;
         for (;;) {
-            const int error = openEach();
+            const int error = openEachPlaced();
             if (!error)
                 return true;
             if (error != ENOMEM || s.dataPages == 1) {
@@ -181,10 +223,11 @@ namespace {
         uint64_t fullest = 0; // bytes found in the fullest ring
     };
 
-    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, DrainCounts& c)
+    // `counted`: false for a ring without a descriptor while the sampler is off (its samples are dropped).
+    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, bool counted, DrainCounts& c)
     {
         const State& s = g_rings;
-        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(SampleRecord)) {
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(SampleRecord) && counted) {
             SampleRecord r;
             copyOut(data, mask, at, &r, sizeof(r));
             if (pid_t(r.pid) != s.pid)
@@ -208,12 +251,13 @@ namespace {
         c.fullest = head - tail > c.fullest ? head - tail : c.fullest;
         const char* data = ring.base + s.pageBytes;
         const uint64_t mask = s.dataBytes - 1;
+        const bool counted = ring.fd >= 0 || s.taking.load(std::memory_order_acquire);
         while (head - tail >= sizeof(perf_event_header)) {
             perf_event_header h;
             copyOut(data, mask, tail, &h, sizeof(h));
             if (h.size < sizeof(h) || h.size > head - tail)
                 break; // cannot be: the kernel writes whole records
-            take(data, mask, tail, h, c);
+            take(data, mask, tail, h, counted, c);
             tail += h.size;
         }
         __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -301,6 +345,7 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
     s.dataPages = size.dataPages ? powerOfTwoAtLeast(size.dataPages) : pagesFor(intervalNs, s.pageBytes);
     s.dataBytes = s.dataPages * s.pageBytes;
     s.fixedPeriodNs = size.drainNs;
+    s.taking.store(false, std::memory_order_relaxed);
     const bool opened = openAll(why);
     s.draining.store(false, std::memory_order_release);
     return opened;
@@ -308,10 +353,25 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
 
 void enableRings(bool on)
 {
-    const State& s = g_rings;
+    State& s = g_rings;
     const int count = s.count.load(std::memory_order_acquire);
-    for (int i = 0; i < count; ++i)
-        ioctl(s.rings[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+    bool undisabled = false; // a ring without a descriptor: its samples are gated by `taking`
+    for (int i = 0; i < count; ++i) {
+        const int fd = s.rings[i].fd;
+        if (fd >= 0 && controlPerfEvent(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) != 0
+            && errno == EBADF)
+            closeDescriptor(i, true); // not ours any more: forgotten, never closed
+        undisabled |= s.rings[i].fd < 0;
+    }
+    if (!undisabled) {
+        s.taking.store(on, std::memory_order_release);
+        return;
+    }
+    // What such a ring holds was taken before this change: counted as the sampler was until now.
+    holdDrain();
+    drainHeld();
+    s.taking.store(on, std::memory_order_release);
+    s.draining.store(false, std::memory_order_release);
 }
 
 void drainRings() { drainAll(); }
@@ -348,11 +408,13 @@ bool reopenRingsInChild(const char** why)
 {
     State& s = g_rings;
     // Not inherited (the kernel maps perf buffers VM_DONTCOPY), and the child may have mapped
-    // something else there since: forget them, never unmap.
+    // something else there since: forget them, never unmap. Their descriptors are closed where they
+    // are still the parent's events (the program may have put its own files on those numbers).
     const int count = s.count.exchange(0, std::memory_order_acq_rel);
     for (int i = 0; i < count; ++i)
-        close(s.rings[i].fd);
+        closeDescriptor(i, false);
     s.draining.store(false, std::memory_order_relaxed);
+    s.taking.store(false, std::memory_order_relaxed);
     s.pid = getpid();
     return openAll(why);
 }
