@@ -137,9 +137,13 @@ int main(int argc, char** argv)
     for (const std::string& note : outcome.notes)
         std::fprintf(stderr, "ppe-arc: %s\n", note.c_str());
     if (!outcome.text.empty()) {
-        const int error = ppe::writeOutputFile(outcome.output.c_str(), outcome.text.data(), outcome.text.size());
+        // -o is the user's own name (a device or FIFO of theirs is written into); PROG.ppe is made up.
+        const char* refusal = nullptr;
+        const int error = ppe::writeOutputFile(outcome.output.c_str(), outcome.text.data(), outcome.text.size(),
+            request->output.empty() ? ppe::OutputName::MadeUp : ppe::OutputName::Given, &refusal);
         if (error)
-            fail(outcome.output + ": cannot write: " + std::strerror(error));
+            fail(outcome.output + ": cannot write: " + std::strerror(error)
+                + (refusal ? std::string(": ") + refusal : ""));
         std::fprintf(stderr, "ppe-arc: output file is %s\n", outcome.output.c_str());
     }
     if (!outcome.error.empty())

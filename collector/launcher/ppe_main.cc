@@ -243,9 +243,12 @@ int recover(const std::string& live, const std::optional<std::string>& output)
     std::string target = output ? *output : ppe::profilePathForLiveFile(live);
     if (target.empty()) // any other name: LIVE.ppe (without a .live ending)
         target = (live.ends_with(".live") ? live.substr(0, live.size() - 5) : live) + ".ppe";
-    const int error = ppe::writeOutputFile(target.c_str(), text->data(), text->size());
+    // -o is the user's own name (a device or FIFO of theirs is written into); LIVE.ppe is made up.
+    const char* refusal = nullptr;
+    const int error = ppe::writeOutputFile(target.c_str(), text->data(), text->size(),
+        output ? ppe::OutputName::Given : ppe::OutputName::MadeUp, &refusal);
     if (error)
-        fail(1, target + ": " + std::strerror(error));
+        fail(1, target + ": " + std::strerror(error) + (refusal ? std::string(": ") + refusal : ""));
     std::cerr << "ppe: recovered profile written to " << target << " (" << live << " is left as it is)\n";
     return 0;
 }

@@ -79,10 +79,14 @@ void writeOutput(const std::string& path, const std::string& text)
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
-    // A device or pipe (/dev/null, a FIFO) is written into, never replaced (output_file.h).
-    const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size());
+    // OUTPUT is the user's own name: a device or FIFO of theirs (/dev/null) is written into, never
+    // replaced; another user's, or one reached through another user's symlink, is refused
+    // (output_file.h).
+    const char* refusal = nullptr;
+    const int error = ppe::writeOutputFile(path.c_str(), text.data(), text.size(), ppe::OutputName::Given, &refusal);
     if (error)
-        fail(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
+        fail(fmt::format(
+            "{}: cannot write: {}{}{}", path, std::strerror(error), refusal ? ": " : "", refusal ? refusal : ""));
 }
 
 void usage(const po::options_description& options)
