@@ -1,8 +1,10 @@
 #include "output_names.h"
 
+#include "messages.h"
 #include "ppe/core/output_file.h"
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -131,13 +133,22 @@ namespace {
         return e;
     }
 
-    bool namesDirectory(const char* pathTemplate)
+    enum class Directory { None, Own, Foreign };
+
+    // What the output name is: a directory of the user's or root's (or a name ending in '/', which
+    // the program may still create), one of another user's, or none.
+    Directory namedDirectory(const char* pathTemplate)
     {
         char path[PATH_MAX];
         outputPathOf(pathTemplate, uint64_t(getpid()), path);
-        struct stat st { };
+        bool foreign = false;
+        const bool own = ownDirectoryAt(path, &foreign);
         const size_t n = std::strlen(path);
-        return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+        if (foreign) {
+            say({ "PPE_OUT: ", path, " is a directory of another user: the profile goes to the current directory" });
+            return Directory::Foreign;
+        }
+        return own || (n && path[n - 1] == '/') ? Directory::Own : Directory::None;
     }
 
     // The current directory and a '/' (as a template), unless `wanted` is absolute.
@@ -189,34 +200,101 @@ namespace {
         appendImageName(path, baseNameOf(imagePath), descendant, rank);
     }
 
+    // Start-up decisions that the signal-safe writers consult later: set by chooseOutputPath once,
+    // before main (and again in each test), read only afterwards.
+    char g_userNamed[PATH_MAX]; // the template when it is PPE_OUT itself, as the user named it; else ""
+    char g_childTemplate[PATH_MAX]; // a forked child's template when it is not the parent's plus a pid
+
+    // PPE_OUT as a file, or a directory of the user's for one file per process. A directory of another
+    // user's is not used: its files go to the current directory (a planted symlink there would lead
+    // them anywhere, and they are theirs to read).
+    unsigned nameFromPpeOut(
+        const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* path)
+    {
+        startDirectory(wanted, path);
+        const Expansion e = expandPatterns(wanted, parts, path);
+        const Directory directory = namedDirectory(path);
+        if (directory == Directory::Foreign)
+            startDirectory(".", path);
+        else if (directory == Directory::Own && path[std::strlen(path) - 1] != '/')
+            appendTo(path, "/");
+        const bool distinct = e.distinct && directory != Directory::Foreign;
+        const char* rank = distinct ? nullptr : parts.rank;
+        if (directory != Directory::None || descendant) {
+            if (directory == Directory::None)
+                keepDirectory(path);
+            // A directory holds one file per process: by rank, else by pid (unless the directory's own
+            // name already has the rank or pid).
+            appendImageName(path, baseNameOf(imagePath), descendant || (!rank && !distinct), rank);
+        } else if (rank) {
+            char part[32] = ".rank";
+            appendTo(part, rank);
+            insertBeforeExtension(path, part);
+        } else {
+            copyString(g_userNamed, sizeof(g_userNamed), path);
+        }
+        return e.issues | (directory == Directory::Foreign ? unsigned(kForeignDirectory) : 0u);
+    }
+
+    // The first process under the collector hands its directory down to the programs it runs: they
+    // are not what the user named, and write there under their own names (issue 33: children of a
+    // preloaded shell wrote NAME.PID.ppe beside their executables in /usr/bin). The directory is the
+    // profile's own, or the current directory when the profile lies beside the executable; a forked
+    // child writes there too. setenv allocates and is not thread-safe: this runs once, in load(),
+    // before main, on the only thread that reads the environment.
+    void handDown(const char* pathTemplate, bool besideImage, const char* imagePath)
+    {
+        char directory[PATH_MAX] = "";
+        char cwd[PATH_MAX] = "";
+        if (!getcwd(cwd, sizeof(cwd)))
+            cwd[0] = '\0';
+        if (besideImage) {
+            copyString(directory, sizeof(directory), cwd);
+            if (*directory)
+                defaultName(imagePath, directory, true, nullptr, g_childTemplate);
+        } else {
+            char path[PATH_MAX];
+            outputPathOf(pathTemplate, uint64_t(getpid()), path);
+            keepDirectory(path);
+            if (path[0] != '/' && *cwd) {
+                copyString(directory, sizeof(directory), cwd);
+                appendTo(directory, "/");
+            }
+            appendTo(directory, path);
+        }
+        char pid[24];
+        setenv("PPE_LAUNCHED", decimal(uint64_t(getpid()), pid, sizeof(pid)), 1);
+        if (*directory)
+            setenv("PPE_DEFAULT_DIR", directory, 1);
+    }
+
 } // namespace
 
 unsigned chooseOutputPath(
     const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* path)
 {
-    if (!wanted) {
-        defaultName(imagePath, parts.defaultDirectory, descendant, parts.rank, path);
-        return 0;
-    }
-    startDirectory(wanted, path);
-    const Expansion e = expandPatterns(wanted, parts, path);
-    const bool directory = namesDirectory(path);
-    if (directory && path[std::strlen(path) - 1] != '/')
-        appendTo(path, "/");
-    const char* rank = e.distinct ? nullptr : parts.rank;
-    if (directory || descendant) {
-        if (!directory)
-            keepDirectory(path);
-        // A directory holds one file per process: by rank, else by pid (unless the directory's own
-        // name already has the rank or pid).
-        const bool withPid = descendant || (directory && !rank && !e.distinct);
-        appendImageName(path, baseNameOf(imagePath), withPid, rank);
-    } else if (rank) {
-        char part[32] = ".rank";
-        appendTo(part, rank);
-        insertBeforeExtension(path, part);
-    }
-    return e.issues;
+    g_userNamed[0] = '\0';
+    g_childTemplate[0] = '\0';
+    const char* handed = parts.defaultDirectory && *parts.defaultDirectory ? parts.defaultDirectory : nullptr;
+    unsigned issues = 0;
+    if (descendant && handed)
+        defaultName(imagePath, handed, true, nullptr, path);
+    else if (!wanted)
+        defaultName(imagePath, handed, descendant, parts.rank, path);
+    else
+        issues = nameFromPpeOut(wanted, imagePath, descendant, parts, path);
+    if (!descendant)
+        handDown(path, !wanted && !handed, imagePath);
+    return issues;
+}
+
+bool userNamedOutput(const char* path)
+{
+    if (!g_userNamed[0])
+        return false;
+    char named[PATH_MAX];
+    outputPathOf(g_userNamed, uint64_t(getpid()), named);
+    return std::strcmp(named, path) == 0;
 }
 
 void outputPathOf(const char* pathTemplate, uint64_t pid, char* path)
@@ -240,7 +318,9 @@ void outputPathOf(const char* pathTemplate, uint64_t pid, char* path)
 void outputPathForChild(const char* pathTemplate, char* path)
 {
     const uint64_t pid = uint64_t(getpid());
-    outputPathOf(pathTemplate, pid, path);
+    outputPathOf(g_childTemplate[0] ? g_childTemplate : pathTemplate, pid, path);
+    if (g_childTemplate[0])
+        return;
     if (hasPid(pathTemplate))
         return;
     char number[24];

@@ -24,11 +24,12 @@ struct NameParts {
     const char* defaultDirectory = nullptr;
 };
 
-// What chooseOutputPath could not expand, for one start-up warning (bits).
+// What chooseOutputPath could not expand or use, for one start-up warning (bits).
 enum NameIssue : unsigned {
     kUnknownPattern = 1, // a '%' followed by a letter other than p h r j %: kept as it is
     kNoRank = 2, // %r without a rank: the pid stands for it
     kNoJob = 4, // %j without a job id: "nojob"
+    kForeignDirectory = 8, // PPE_OUT is another user's directory: the current directory instead (said already)
 };
 
 // The profile's name as a template: the final name with %p for the pid and %% for a '%', so that a
@@ -36,21 +37,35 @@ enum NameIssue : unsigned {
 // expanded now and resolved against the current directory now (the program may chdir before it
 // ends); a directory (an existing one, or a name ending in '/') holds one file per process:
 // DIR/IMAGE_NAME.rankR.ppe when the rank is known, else DIR/IMAGE_NAME.PID.ppe (DIR/IMAGE_NAME.ppe
-// when the directory's name has %r or %p). nullptr gives IMAGE.ppe, or
-// parts.defaultDirectory/IMAGE_NAME.ppe (the launcher's default). When the rank is known and the
-// name has neither %r nor %p, ".rankR" goes before the extension (IMAGE.rank3.ppe), so that the
-// ranks of a job never overwrite each other. A `descendant` (a program that the launched program
-// ran) writes DIR/IMAGE_NAME.PID.ppe in the directory of `wanted` instead: its own name, never the
-// launched program's. Returns the NameIssue bits. Not signal-safe (getcwd, stat); runs at start-up.
+// when the directory's name has %r or %p). Only a directory of the effective user's or root's is
+// used so (output_file.h ownDirectoryAt); another user's is not, and its files go to the current
+// directory (saying so, one line). nullptr gives IMAGE.ppe, or parts.defaultDirectory/IMAGE_NAME.ppe.
+// When the rank is known and the name has neither %r nor %p, ".rankR" goes before the extension
+// (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each other.
+//
+// A `descendant` (a program that the first profiled process ran: PPE_LAUNCHED names another pid)
+// writes DIR/IMAGE_NAME.PID.ppe, its own name, never the first program's: DIR is
+// parts.defaultDirectory (PPE_DEFAULT_DIR, handed down), else the directory of `wanted`. The first
+// process (not a descendant) hands its directory down: it sets PPE_LAUNCHED to its pid and
+// PPE_DEFAULT_DIR to its profile's directory, or to its current directory when the profile lies
+// beside the executable (where its forked children then write too). So no process the user did not
+// name writes beside its executable in a directory it merely runs from (/usr/bin).
+// Returns the NameIssue bits. Not signal-safe (getcwd, setenv); runs once at start-up, before main.
 unsigned chooseOutputPath(
     const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* pathTemplate);
+
+// True when `path` is PPE_OUT as the user gave it (expanded for this process), not a name the
+// collector made up (a directory's DIR/IMAGE.PID.ppe, IMAGE.rankR.ppe, a child's NAME.PID.ppe, a
+// default): only then may a device or FIFO there be written into (output_file.h). Signal-safe.
+bool userNamedOutput(const char* path);
 
 // The name `pathTemplate` gives process `pid`: %p -> pid, %% -> %. Signal-safe.
 void outputPathOf(const char* pathTemplate, uint64_t pid, char* path);
 
 // The name of a forked child (this process, after fork): with %p in the template, the template
 // with the child's pid; otherwise NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an
-// extension). Signal-safe.
+// extension); where the parent's profile lies beside its executable, CWD/IMAGE_NAME.PID.ppe in the
+// parent's starting directory (chooseOutputPath). Signal-safe.
 void outputPathForChild(const char* pathTemplate, char* path);
 
 // The host name up to its first '.', into `out` (capacity `size`). Signal-safe (uname).

@@ -3,6 +3,7 @@
 #include "blocked_scan.h"
 #include "image.h"
 #include "messages.h"
+#include "output_names.h"
 #include "ppe/core/histogram.h"
 #include "ppe/core/object_attribution.h"
 #include "ppe/core/output_file.h"
@@ -205,9 +206,11 @@ namespace {
         record.wallUs = wallUs;
     }
 
-    bool canFallBack(int error) { return error == EACCES || error == EROFS || error == EPERM || error == ENOENT; }
+    // The same file name in the current directory (absolute where it fits, for the message), cut to
+    // kFallbackNameBytes (keeping a short extension) when it is too long for a file system with room
+    // for its backups' ".~N~".
+    constexpr size_t kFallbackNameBytes = 200;
 
-    // The same file name in the current directory.
     void inCurrentDirectory(const char* path, char* out)
     {
         const char* name = path;
@@ -215,7 +218,22 @@ namespace {
             if (*p == '/')
                 name = p + 1;
         }
-        copyString(out, PATH_MAX, name);
+        char cut[kFallbackNameBytes + 1];
+        const size_t length = std::strlen(name);
+        if (length > kFallbackNameBytes) {
+            const char* dot = std::strrchr(name, '.');
+            const size_t tail = size_t(name + length - (dot ? dot : name));
+            const size_t extension = dot && dot != name && tail <= 16 ? tail : 0;
+            copyString(cut, kFallbackNameBytes - extension + 1, name);
+            copyString(cut + kFallbackNameBytes - extension, extension + 1, name + length - extension);
+            name = cut;
+        }
+        // getcwd with a buffer is the getcwd system call: no allocation.
+        if (!getcwd(out, PATH_MAX) || std::strlen(out) + 1 + std::strlen(name) >= PATH_MAX)
+            out[0] = '\0';
+        else if (std::strcmp(out, "/") != 0)
+            copyString(out + std::strlen(out), 2, "/");
+        copyString(out + std::strlen(out), PATH_MAX - std::strlen(out), name);
     }
 
     // A checkpoint is written while samples keep coming: its bins are copied first and the in-range
@@ -252,10 +270,12 @@ namespace {
         size_t m_size = 0;
     };
 
-    int writeTo(const char* path, const ProfileOutput& output, char* buffer, bool replacing)
+    int writeTo(const char* path, const ProfileOutput& output, char* buffer, bool replacing, OutputName name,
+        const char** refusal)
     {
         OutputFile file;
-        int error = openOutput(path, &file);
+        int error = openOutput(path, &file, name);
+        *refusal = file.refusal;
         if (error)
             return error;
         error = writeProfile(file.fd, output, buffer, kProfileWriteBuffer);
@@ -290,12 +310,25 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     const ProfileOutput output { &record, bins, s->objects, a.t.count, s->hits, a.t.hitCount, s->threads,
         s->threadCount, s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
     copyString(written, PATH_MAX, path);
-    int error = writeTo(written, output, s->writeBuffer, replacing);
-    if (!error || !canFallBack(error))
-        return error;
+    // A device or FIFO only where the user named it (PPE_OUT): never at a name made up here.
+    const OutputName name = userNamedOutput(path) ? OutputName::Given : OutputName::MadeUp;
+    const char* refusal = nullptr;
+    const int error = writeTo(written, output, s->writeBuffer, replacing, name, &refusal);
+    if (!error)
+        return 0;
+    // Whatever kept the file from its directory (no permission, a name too long, a full disk,
+    // another user's node at the name), the profile is not lost: the user guide's promise.
     inCurrentDirectory(path, written);
-    say({ "cannot write ", path, " (", strerrordesc_np(error), "): writing to the current directory" });
-    return writeTo(written, output, s->writeBuffer, replacing);
+    say({ "cannot write ", path, " (", strerrordesc_np(error), refusal ? ": " : "", refusal ? refusal : "",
+        "): writing to the current directory as ", written });
+    // A backup of what is there, unless it is this process's own earlier fallback (checkpoints
+    // every second must not leave a backup each).
+    static char fellBackTo[PATH_MAX]; // written only by the one writer at a time (Collector::writing)
+    const bool own = std::strcmp(fellBackTo, written) == 0;
+    const int fallback = writeTo(written, output, s->writeBuffer, own, OutputName::MadeUp, &refusal);
+    if (!fallback)
+        copyString(fellBackTo, sizeof(fellBackTo), written);
+    return fallback;
 }
 
 } // namespace ppe

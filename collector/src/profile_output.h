@@ -16,11 +16,14 @@ namespace ppe {
 struct OutputScratch;
 OutputScratch* createOutputScratch();
 
-// Writes `live` (with `activeUs` of sampling so far) to `path`, falling back to the current
-// directory when the target directory cannot be written. `replacing`: what is at `path` is this
-// run's own earlier checkpoint, replaced without a backup. On success copies the name written to
-// `written` (PATH_MAX bytes) and returns 0; otherwise returns an errno value and leaves any
-// existing file untouched. Signal-safe; not re-entrant for one `scratch`.
+// Writes `live` (with `activeUs` of sampling so far) to `path`. When the target directory cannot
+// take the file for any reason (no permission, no such directory, a name too long, a full disk,
+// another user's symlink or FIFO at the name: output_file.h), writes the same name (cut to 200
+// bytes if longer) to the current directory instead, saying why in one line. A device or FIFO at
+// `path` is written into only when the user named it (output_names.h userNamedOutput). `replacing`:
+// what is at `path` is this run's own earlier checkpoint, replaced without a backup. On success
+// copies the name written to `written` (PATH_MAX bytes) and returns 0; otherwise returns an errno
+// value and leaves any existing file untouched. Signal-safe; not re-entrant for one `scratch`.
 int writeProfileFile(const LiveProfile& live, OutputScratch* scratch, const char* path, const char* reason,
     ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written, bool replacing = false);
 

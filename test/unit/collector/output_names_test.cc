@@ -14,24 +14,56 @@
 namespace ppe {
 namespace {
 
-    // The name this process would write, and the NameIssue bits.
-    std::string chosen(
-        const char* wanted, const char* image, bool descendant, const NameParts& parts = {}, unsigned* issues = nullptr)
+    // What a first process hands down to the programs it runs (PPE_LAUNCHED, PPE_DEFAULT_DIR); the
+    // test process's own environment is put back after each choice.
+    struct HandedDown {
+        std::string launched, directory;
+    };
+
+    std::string valueOf(const char* name)
     {
+        const char* value = getenv(name);
+        return value ? value : "(unset)";
+    }
+
+    void restore(const char* name, const std::string& value)
+    {
+        if (value == "(unset)")
+            unsetenv(name);
+        else
+            setenv(name, value.c_str(), 1);
+    }
+
+    // The template chooseOutputPath makes, the variables it set, the NameIssue bits.
+    std::string choose(const char* wanted, const char* image, bool descendant, const NameParts& parts,
+        unsigned* issues = nullptr, HandedDown* handed = nullptr)
+    {
+        const std::string launched = valueOf("PPE_LAUNCHED");
+        const std::string directory = valueOf("PPE_DEFAULT_DIR");
         char pathTemplate[PATH_MAX] = {};
         const unsigned found = chooseOutputPath(wanted, image, descendant, parts, pathTemplate);
         if (issues)
             *issues = found;
+        if (handed)
+            *handed = { valueOf("PPE_LAUNCHED"), valueOf("PPE_DEFAULT_DIR") };
+        restore("PPE_LAUNCHED", launched);
+        restore("PPE_DEFAULT_DIR", directory);
+        return pathTemplate;
+    }
+
+    // The name this process would write, and the NameIssue bits.
+    std::string chosen(const char* wanted, const char* image, bool descendant, const NameParts& parts = {},
+        unsigned* issues = nullptr, HandedDown* handed = nullptr)
+    {
+        const std::string pathTemplate = choose(wanted, image, descendant, parts, issues, handed);
         char path[PATH_MAX] = {};
-        outputPathOf(pathTemplate, uint64_t(getpid()), path);
+        outputPathOf(pathTemplate.c_str(), uint64_t(getpid()), path);
         return path;
     }
 
     std::string templateOf(const char* wanted, const NameParts& parts = {})
     {
-        char pathTemplate[PATH_MAX] = {};
-        chooseOutputPath(wanted, "/usr/bin/prog", false, parts, pathTemplate);
-        return pathTemplate;
+        return choose(wanted, "/usr/bin/prog", false, parts);
     }
 
     const std::string kPid = std::to_string(getpid());
@@ -132,6 +164,7 @@ namespace {
 
     TEST(OutputNames, AForkedChildGetsItsOwnPid)
     {
+        templateOf("/r/out.ppe"); // a parent with PPE_OUT: the child's name is the parent's plus its pid
         // The child calls it after fork: getpid() is its pid.
         EXPECT_EQ(childName("/r/out.%p.ppe"), "/r/out." + kPid + ".ppe");
         EXPECT_EQ(childName("/r/out.rank3.ppe"), "/r/out.rank3." + kPid + ".ppe");
@@ -140,6 +173,79 @@ namespace {
         EXPECT_EQ(childName("/r/100%%.ppe"), "/r/100%." + kPid + ".ppe");
         // %%p is a '%' and a 'p', not the pid.
         EXPECT_EQ(childName("/r/a%%p.ppe"), "/r/a%p." + kPid + ".ppe");
+    }
+
+    // issue 33: the programs a profiled program runs are not what the user named; they write where
+    // the first process writes (its profile's directory), never beside their executables.
+    TEST(OutputNames, TheFirstProcessHandsItsDirectoryDown)
+    {
+        HandedDown handed;
+        EXPECT_EQ(chosen("/tmp/x/run.ppe", "/usr/bin/prog", false, {}, nullptr, &handed), "/tmp/x/run.ppe");
+        EXPECT_EQ(handed.launched, kPid);
+        EXPECT_EQ(handed.directory, "/tmp/x/");
+        const NameParts launcher { "h", nullptr, nullptr, "/home/u/work" };
+        EXPECT_EQ(chosen(nullptr, "/usr/bin/dd", false, launcher, nullptr, &handed), "/home/u/work/dd.ppe");
+        EXPECT_EQ(handed.directory, "/home/u/work/");
+    }
+
+    // Beside its executable is for the program the user named; its children (forked or exec'd) write
+    // in its current directory, not in /usr/bin.
+    TEST(OutputNames, BesideTheExecutableOnlyTheFirstProcessWrites)
+    {
+        const std::string cwd = std::filesystem::current_path().string();
+        HandedDown handed;
+        const std::string parent = choose(nullptr, "/usr/bin/bash", false, {}, nullptr, &handed);
+        EXPECT_EQ(parent, "/usr/bin/bash.ppe");
+        EXPECT_EQ(handed.directory, cwd);
+        EXPECT_EQ(childName(parent), cwd + "/bash." + kPid + ".ppe");
+        // An exec'd descendant takes the handed-down directory.
+        const NameParts handedDown { "h", nullptr, nullptr, handed.directory.c_str() };
+        EXPECT_EQ(chosen(nullptr, "/usr/bin/ls", true, handedDown), cwd + "/ls." + kPid + ".ppe");
+        // ... over PPE_OUT's directory, which a relative PPE_OUT and a chdir would have moved.
+        EXPECT_EQ(chosen("elsewhere/s.ppe", "/usr/bin/ls", true, handedDown), cwd + "/ls." + kPid + ".ppe");
+    }
+
+    TEST(OutputNames, ADescendantHandsNothingDown)
+    {
+        HandedDown handed;
+        setenv("PPE_LAUNCHED", "1", 1);
+        chosen("/tmp/x/s.ppe", "/usr/bin/ls", true, {}, nullptr, &handed);
+        unsetenv("PPE_LAUNCHED");
+        EXPECT_EQ(handed.launched, "1");
+    }
+
+    // Only PPE_OUT itself, as the user wrote it, may be a device or FIFO (output_file.h).
+    TEST(OutputNames, OnlyTheUsersOwnNameIsUserNamed)
+    {
+        templateOf("/tmp/x/fifo");
+        EXPECT_TRUE(userNamedOutput("/tmp/x/fifo"));
+        EXPECT_FALSE(userNamedOutput(("/tmp/x/fifo." + kPid).c_str()));
+        templateOf("/tmp/x/p%p");
+        EXPECT_TRUE(userNamedOutput(("/tmp/x/p" + kPid).c_str()));
+        templateOf("/tmp/x/run.ppe", kRank3);
+        EXPECT_FALSE(userNamedOutput("/tmp/x/run.rank3.ppe"));
+        const std::string tmp = std::filesystem::temp_directory_path().string();
+        templateOf(tmp.c_str());
+        EXPECT_FALSE(userNamedOutput((tmp + "/prog." + kPid + ".ppe").c_str()));
+        templateOf(nullptr);
+        EXPECT_FALSE(userNamedOutput("/usr/bin/prog.ppe"));
+    }
+
+    // issue 32: another user's directory at the output name (`mkdir -m 777 /tmp/shared/run.ppe`) is
+    // not filled with per-process files: they go to the current directory.
+    TEST(OutputNames, AnotherUsersDirectoryIsNotFilled)
+    {
+        if (geteuid() != 0)
+            GTEST_SKIP() << "needs root to give a directory to another user (chown)";
+        const std::string dir = std::filesystem::temp_directory_path().string() + "/ppe-names-theirs-" + kPid;
+        std::filesystem::create_directory(dir);
+        ASSERT_EQ(chown(dir.c_str(), 65534, 65534), 0);
+        unsigned issues = 0;
+        const std::string cwd = std::filesystem::current_path().string();
+        EXPECT_EQ(chosen(dir.c_str(), "/usr/bin/dd", false, {}, &issues), cwd + "/dd." + kPid + ".ppe");
+        EXPECT_EQ(issues, unsigned(kForeignDirectory));
+        EXPECT_EQ(chosen((dir + "/").c_str(), "/usr/bin/dd", false, kRank3, &issues), cwd + "/dd.rank3.ppe");
+        std::filesystem::remove(dir);
     }
 
     TEST(OutputNames, TheLiveFileFollowsTheProfilesName)

@@ -1,0 +1,410 @@
+// Nobody else steers where a profile goes, and nobody else can stop it from being written (issue
+// 32): root is the victim, running a program under the preloaded collector, and `nobody` the
+// attacker, who prepares the shared directory (T/shared, 1777 like /tmp) with the commands of the
+// issue. Each attack ends with the protected device or FIFO unchanged, the victim's profile where
+// it should be (or in the current directory, T/work) and one line saying why. And the programs a
+// profiled program runs write where it writes, never beside their executables (issue 33).
+// docs/security.md "Output paths" lists the attacks.
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include "ppe/profile/profile_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <poll.h>
+#include <regex>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace ppe::testing {
+namespace {
+
+    namespace fs = std::filesystem;
+
+    const std::string kExamples = PPE_EXAMPLES_DIR;
+    const std::string kSimp = kExamples + "/simp_plain"; // no libppe linked: preloaded
+    const std::string kLibrary = PPE_LIBRARY;
+    constexpr uid_t kNobody = 65534;
+
+    int countOf(const std::string& text, const std::string& what)
+    {
+        int n = 0;
+        for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+            ++n;
+        return n;
+    }
+
+    std::vector<std::string> namesIn(const std::string& dir)
+    {
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(dir))
+            names.push_back(entry.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+    // Polls for a file whose name matches `pattern` in `dir`; "" at the deadline.
+    std::string waitForFile(const std::string& dir, const std::regex& pattern)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (std::chrono::steady_clock::now() < deadline) {
+            for (const std::string& name : namesIn(dir))
+                if (std::regex_match(name, pattern))
+                    return name;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return "";
+    }
+
+    class SecurityOutputTest : public ::testing::Test {
+    protected:
+        TempDir m_dir;
+        std::string m_shared, m_work, m_protected;
+
+        void SetUp() override
+        {
+            if (geteuid() != 0)
+                GTEST_SKIP() << "needs root: the victim is root, the attacker the unprivileged user nobody";
+            if (access("/usr/bin/setpriv", X_OK) != 0)
+                GTEST_SKIP() << "setpriv (util-linux) is missing: no way to act as nobody";
+            m_shared = m_dir.file("shared");
+            m_work = m_dir.file("work");
+            m_protected = m_dir.file("protected");
+            for (const std::string& d : { m_shared, m_work, m_protected })
+                fs::create_directory(d);
+            ASSERT_EQ(chmod(m_dir.path().c_str(), 0755), 0);
+            ASSERT_EQ(chmod(m_shared.c_str(), 01777), 0);
+        }
+
+        // A command of the attacker's, as nobody.
+        void attack(const std::vector<std::string>& command)
+        {
+            std::vector<std::string> argv
+                = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--" };
+            argv.insert(argv.end(), command.begin(), command.end());
+            const RunResult run = runProgram(argv);
+            ASSERT_TRUE(run.exited && run.status == 0) << command[0] << ": " << run.err;
+        }
+
+        std::vector<EnvChange> victimEnvironment(const std::string& out)
+        {
+            return { { "LD_PRELOAD", kLibrary }, { "PPE_ON", "1" }, { "PPE_OUT", out }, { "PPE_DEFAULT_DIR", "", true },
+                { "PPE_LAUNCHED", "", true } };
+        }
+
+        // The victim, root, profiles simp with PPE_OUT=`out`, in T/work.
+        RunResult victim(const std::string& out)
+        {
+            const RunResult run = runProgram({ kSimp, "1000003" }, victimEnvironment(out), m_work);
+            EXPECT_TRUE(run.exited && run.status == 0) << run.err;
+            return run;
+        }
+
+        // A profile at `path`, readable, written by the run.
+        void expectProfile(const std::string& path, const RunResult& run)
+        {
+            const auto profile = readProfile(path);
+            EXPECT_TRUE(bool(profile)) << path << ": " << (profile ? "" : profile.error().str()) << "\n" << run.err;
+            EXPECT_EQ(countOf(run.err, "ppe: output file is " + path), 1) << run.err;
+        }
+
+        // Exactly one line saying why the profile went to the current directory.
+        void expectFallback(const RunResult& run, const std::string& why)
+        {
+            EXPECT_EQ(countOf(run.err, "writing to the current directory"), 1) << run.err;
+            EXPECT_EQ(countOf(run.err, why), 1) << run.err;
+            EXPECT_EQ(countOf(run.err, ".live"), 0) << "no live file is left behind: " << run.err;
+        }
+    };
+
+    // A reader of a FIFO: a child process (as `uid`) holding it open without blocking, counting what
+    // arrives until told to stop.
+    class FifoReader {
+    public:
+        FifoReader(const std::string& fifo, uid_t uid)
+        {
+            int ready[2], result[2];
+            if (pipe(ready) != 0 || pipe(result) != 0 || pipe(m_stop) != 0)
+                return;
+            m_pid = fork();
+            if (m_pid == 0)
+                readInChild(fifo, uid, ready[1], result[1]);
+            close(ready[1]);
+            close(result[1]);
+            close(m_stop[0]);
+            char c = 0;
+            m_ready = read(ready[0], &c, 1) == 1 && c == 'r';
+            close(ready[0]);
+            m_result = result[0];
+        }
+
+        bool ready() const { return m_ready; }
+
+        // Stops the reader; the bytes it read.
+        long stop()
+        {
+            close(m_stop[1]);
+            long got = -1;
+            if (read(m_result, &got, sizeof(got)) != sizeof(got))
+                got = -1;
+            close(m_result);
+            waitpid(m_pid, nullptr, 0);
+            return got;
+        }
+
+    private:
+        [[noreturn]] void readInChild(const std::string& fifo, uid_t uid, int ready, int result)
+        {
+            close(m_stop[1]);
+            if ((uid && (setgid(uid) != 0 || setuid(uid) != 0)))
+                _exit(1);
+            const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+            if (fd < 0 || write(ready, "r", 1) != 1)
+                _exit(1);
+            long got = 0;
+            char buffer[4096];
+            pollfd fds[2] = { { fd, POLLIN, 0 }, { m_stop[0], POLLIN, 0 } };
+            while (poll(fds, 2, -1) >= 0 && !(fds[1].revents & (POLLIN | POLLHUP))) {
+                const ssize_t n = read(fd, buffer, sizeof(buffer));
+                got += n > 0 ? n : 0;
+                if (n == 0) // the writer closed: wait for the stop alone
+                    fds[0].fd = -1;
+            }
+            if (write(result, &got, sizeof(got)) != sizeof(got))
+                _exit(1);
+            _exit(0);
+        }
+
+        pid_t m_pid = -1;
+        int m_stop[2] = { -1, -1 };
+        int m_result = -1;
+        bool m_ready = false;
+    };
+
+    // `ln -s /dev/loop0 /tmp/victim.ppe` had root's profile written over a block device.
+    TEST_F(SecurityOutputTest, AnotherUsersSymlinkToABlockDeviceIsNotFollowed)
+    {
+        const std::string backing = m_protected + "/disk.img";
+        std::ofstream(backing).close();
+        fs::resize_file(backing, 1 << 20);
+        const RunResult setup = runProgram({ "losetup", "--find", "--show", backing });
+        if (!setup.exited || setup.status != 0)
+            GTEST_SKIP() << "no loop device here (losetup: " << setup.err << ")";
+        const std::string device = setup.out.substr(0, setup.out.find('\n'));
+        attack({ "ln", "-s", device, m_shared + "/victim.ppe" });
+        const RunResult run = victim(m_shared + "/victim.ppe");
+        std::string head(65536, '\0');
+        const int fd = open(device.c_str(), O_RDONLY);
+        const bool read = fd >= 0 && pread(fd, head.data(), head.size(), 0) == ssize_t(head.size());
+        close(fd);
+        runProgram({ "losetup", "--detach", device });
+        ASSERT_TRUE(read) << device;
+        EXPECT_EQ(head, std::string(65536, '\0')) << "the block device was written";
+        expectProfile(m_work + "/victim.ppe", run);
+        expectFallback(run, "a symlink of another user leads there");
+        EXPECT_TRUE(fs::is_symlink(m_shared + "/victim.ppe"));
+    }
+
+    // The same with a FIFO of root's as the target: its reader gets nothing.
+    TEST_F(SecurityOutputTest, AnotherUsersSymlinkToAFifoIsNotFollowed)
+    {
+        const std::string fifo = m_protected + "/root.fifo";
+        ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+        FifoReader reader(fifo, 0);
+        ASSERT_TRUE(reader.ready());
+        attack({ "ln", "-s", fifo, m_shared + "/victim.ppe" });
+        const RunResult run = victim(m_shared + "/victim.ppe");
+        EXPECT_EQ(reader.stop(), 0) << "root's FIFO got the profile";
+        expectProfile(m_work + "/victim.ppe", run);
+        expectFallback(run, "a symlink of another user leads there");
+    }
+
+    // `mkfifo /tmp/victim2.ppe` let the attacker read the profile, secret arguments included.
+    TEST_F(SecurityOutputTest, AnotherUsersFifoAtTheOutputNameGetsNothing)
+    {
+        const std::string fifo = m_shared + "/victim2.ppe";
+        attack({ "mkfifo", "-m", "666", fifo });
+        FifoReader attacker(fifo, kNobody);
+        ASSERT_TRUE(attacker.ready());
+        const RunResult run = victim(fifo);
+        EXPECT_EQ(attacker.stop(), 0) << "the attacker read the profile";
+        expectProfile(m_work + "/victim2.ppe", run);
+        expectFallback(run, "a FIFO of another user");
+    }
+
+    // `mkdir -m 777 /tmp/shared/run.ppe` turned the output into per-process files inside it, where a
+    // symlink planted once the live file announced the pid led the profile anywhere.
+    TEST_F(SecurityOutputTest, AnotherUsersDirectoryAtTheOutputNameIsNotFilled)
+    {
+        const std::string dir = m_shared + "/run.ppe";
+        attack({ "mkdir", "-m", "777", dir });
+        const RunResult run = victim(dir);
+        EXPECT_EQ(namesIn(dir), std::vector<std::string> {}) << "files in the attacker's directory";
+        std::smatch m;
+        ASSERT_TRUE(
+            std::regex_search(run.err, m, std::regex("output file is (" + m_work + "/simp_plain\\.[0-9]+\\.ppe)")))
+            << run.err;
+        expectProfile(m[1], run);
+        EXPECT_EQ(countOf(run.err, "is a directory of another user"), 1) << run.err;
+    }
+
+    // Runs a shell, preloaded, until the test opens and closes `gate`: the victim is held while the
+    // attacker acts on the pid its live file announced. (Not cat: coreutils close stderr at exit,
+    // before the collector's last line.)
+    Running heldVictim(const std::vector<EnvChange>& env, const std::string& gate, const std::string& cwd)
+    {
+        EXPECT_EQ(mkfifo(gate.c_str(), 0600), 0);
+        return startProgram({ "/bin/sh", "-c", "read line < " + gate + "; true" }, env, cwd);
+    }
+
+    RunResult release(const Running& running, const std::string& gate)
+    {
+        const int fd = open(gate.c_str(), O_WRONLY); // blocks until the shell opens it
+        close(fd);
+        return waitProgram(running);
+    }
+
+    // The 100 temporary names DIR/.NAME.tmp.PID.0..99 were predictable once the live file named
+    // the pid: making them all gave "cannot write ...: File exists" and no profile.
+    TEST_F(SecurityOutputTest, PredictableTemporaryNamesStopNothing)
+    {
+        const std::string out = m_shared + "/victim.ppe";
+        const Running running = heldVictim(victimEnvironment(out), m_protected + "/gate", m_work);
+        const std::string live = waitForFile(m_shared, std::regex(R"(victim\.ppe\.[0-9]+\.live)"));
+        ASSERT_NE(live, "") << "no live file announced the pid";
+        const std::string pid = live.substr(11, live.size() - 16);
+        attack({ "sh", "-c",
+            "i=0; while [ $i -lt 100 ]; do : > " + m_shared + "/.victim.ppe.tmp." + pid + ".$i; i=$((i+1)); done" });
+        const RunResult run = release(running, m_protected + "/gate");
+        EXPECT_TRUE(run.exited && run.status == 0) << run.err;
+        expectProfile(out, run);
+        EXPECT_EQ(countOf(run.err, "cannot write"), 0) << run.err;
+    }
+
+    // One empty `v.ppe.~99999999~` made by anybody stopped every later profile of that name.
+    TEST_F(SecurityOutputTest, AHugeBackupNumberStopsNothing)
+    {
+        const std::string out = m_shared + "/v.ppe";
+        std::ofstream(out) << "the previous profile\n";
+        attack({ "touch", out + ".~99999999~" });
+        const RunResult run = victim(out);
+        expectProfile(out, run);
+        EXPECT_EQ(readFile(out + ".~1~"), "the previous profile\n");
+        EXPECT_EQ(countOf(run.err, "cannot write"), 0) << run.err;
+    }
+
+    // `.~18446744073709551615~` wrapped the backup counter to `.~0~`.
+    TEST_F(SecurityOutputTest, ABackupNumberThatWouldOverflowIsIgnored)
+    {
+        const std::string out = m_shared + "/v.ppe";
+        std::ofstream(out) << "the previous profile\n";
+        attack({ "touch", out + ".~18446744073709551615~" });
+        const RunResult run = victim(out);
+        expectProfile(out, run);
+        EXPECT_FALSE(fileExists(out + ".~0~")) << "the counter wrapped";
+        EXPECT_EQ(readFile(out + ".~1~"), "the previous profile\n");
+    }
+
+    // A name too long for the file system lost the profile (ENAMETOOLONG); now it goes to the
+    // current directory, cut to 200 bytes.
+    TEST_F(SecurityOutputTest, ANameTooLongFallsBackToTheCurrentDirectory)
+    {
+        const std::string name = std::string(296, 'n') + ".ppe";
+        const RunResult run = victim(m_shared + "/" + name);
+        expectProfile(m_work + "/" + std::string(196, 'n') + ".ppe", run);
+        expectFallback(run, "File name too long");
+    }
+
+    // Another user's FIFO planted at the made-up per-process name (DIR/PROG.PID.ppe, the pid from
+    // the live file) stopped the profile with EEXIST; now it goes to the current directory and the
+    // live file is removed.
+    TEST_F(SecurityOutputTest, ANodeAtAMadeUpNameFallsBackToTheCurrentDirectory)
+    {
+        const Running running = heldVictim(victimEnvironment(m_shared + "/"), m_protected + "/gate", m_work);
+        const std::string live = waitForFile(m_shared, std::regex(R"([a-z]+\.[0-9]+\.ppe\.[0-9]+\.live)"));
+        ASSERT_NE(live, "") << "no live file announced the pid";
+        const std::string made = live.substr(0, live.find(".ppe.") + 4);
+        attack({ "mkfifo", "-m", "666", m_shared + "/" + made });
+        FifoReader attacker(m_shared + "/" + made, kNobody);
+        ASSERT_TRUE(attacker.ready());
+        const RunResult run = release(running, m_protected + "/gate");
+        EXPECT_EQ(attacker.stop(), 0) << "the attacker read the profile";
+        expectProfile(m_work + "/" + made, run);
+        expectFallback(run, "a device or FIFO is at a name ppe made up");
+        EXPECT_FALSE(fileExists(m_shared + "/" + live)) << "the live file is left";
+    }
+
+    // A full file system (ENOSPC) lost the profile; now it goes to the current directory.
+    TEST_F(SecurityOutputTest, AFullFileSystemFallsBackToTheCurrentDirectory)
+    {
+        const std::string mount = m_dir.file("full");
+        fs::create_directory(mount);
+        const RunResult mounted = runProgram({ "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mount });
+        if (!mounted.exited || mounted.status != 0)
+            GTEST_SKIP() << "cannot mount a small tmpfs here: " << mounted.err;
+        runProgram({ "dd", "if=/dev/zero", "of=" + mount + "/filler", "bs=4k" }); // until ENOSPC
+        const RunResult run = victim(mount + "/v.ppe");
+        runProgram({ "umount", mount });
+        expectProfile(m_work + "/v.ppe", run);
+        expectFallback(run, "No space left on device");
+    }
+
+    // A directory that cannot be written (EACCES) already fell back; it still does, for an
+    // unprivileged victim, and leaves no live file.
+    TEST_F(SecurityOutputTest, AnUnwritableDirectoryFallsBackToTheCurrentDirectory)
+    {
+        ASSERT_EQ(chown(m_work.c_str(), kNobody, kNobody), 0);
+        // The collector is preloaded into simp only (env sets it), not into setpriv, which runs as root.
+        const std::vector<std::string> command
+            = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/env",
+                  "LD_PRELOAD=" + kLibrary, "PPE_ON=1", "PPE_OUT=" + m_protected + "/v.ppe", kSimp, "1000003" };
+        const RunResult run
+            = runProgram(command, { { "PPE_DEFAULT_DIR", "", true }, { "PPE_LAUNCHED", "", true } }, m_work);
+        EXPECT_TRUE(run.exited && run.status == 0) << run.err;
+        expectProfile(m_work + "/v.ppe", run);
+        expectFallback(run, "Permission denied");
+        EXPECT_EQ(namesIn(m_protected), std::vector<std::string> {});
+    }
+
+    // issue 33: a preloaded shell (the program the user named) writes beside itself; the programs it
+    // runs, exec'd or forked, write in its current directory, never beside their own executables.
+    TEST_F(SecurityOutputTest, ChildrenWriteWhereTheFirstProcessWrites)
+    {
+        const std::string bin = m_dir.file("bin");
+        const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
+        fs::create_directory(bin);
+        fs::create_directory(system);
+        fs::copy_file("/bin/sh", bin + "/sh");
+        fs::copy_file(kSimp, system + "/simp_plain");
+        fs::copy_file(PPE_FORK_CHILD, system + "/fork_child");
+        for (const std::string& p : { bin + "/sh", system + "/simp_plain", system + "/fork_child" })
+            ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        std::vector<EnvChange> env = victimEnvironment("");
+        env[2] = { "PPE_OUT", "", true };
+        const std::string script
+            = system + "/simp_plain 1000003; " + system + "/simp_plain 1000003; " + system + "/fork_child 0; true";
+        const RunResult run = runProgram({ bin + "/sh", "-c", script }, env, m_work);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        EXPECT_EQ(namesIn(system), (std::vector<std::string> { "fork_child", "simp_plain" })) << run.err;
+        EXPECT_EQ(namesIn(bin), (std::vector<std::string> { "sh", "sh.ppe" })) << run.err;
+        int simps = 0, forks = 0;
+        for (const std::string& name : namesIn(m_work)) {
+            simps += std::regex_match(name, std::regex(R"(simp_plain\.[0-9]+\.ppe)"));
+            forks += std::regex_match(name, std::regex(R"(fork_child\.[0-9]+\.ppe)"));
+        }
+        EXPECT_EQ(simps, 2) << run.err;
+        EXPECT_EQ(forks, 2) << "the exec'd fork_child and its forked child: " << run.err;
+    }
+
+} // namespace
+} // namespace ppe::testing
