@@ -168,6 +168,29 @@ namespace {
     // Opens the judged node for writing and checks with fstat that it is the node judged (nobody
     // swapped it in between). O_NONBLOCK: a FIFO nobody reads is ENXIO at once, never a program hung
     // at its exit; cleared once open.
+    // /proc/self/fd/N (/dev/stdout): this process's descriptor N itself, duplicated, so that the
+    // profile and the program's own writes share one offset (a new open of a redirected stdout
+    // starts at 0, and the program's buffered output, flushed after the collector's exit handler,
+    // would land over the profile). -1 where the node is another directory's.
+    int ownDescriptor(const Node& node)
+    {
+        struct stat dir {
+        }, self {};
+        if (!node.proc || fstat(node.dir, &dir) != 0 || stat("/proc/self/fd", &self) != 0 || dir.st_dev != self.st_dev
+            || dir.st_ino != self.st_ino)
+            return -1;
+        int n = 0;
+        for (const char* c = node.name; *c; ++c) {
+            if (*c < '0' || *c > '9' || n > 100'000'000)
+                return -1;
+            n = n * 10 + (*c - '0');
+        }
+        return fcntl(n, F_DUPFD_CLOEXEC, 0);
+    }
+
+    // Opens the judged node for writing and checks with fstat that it is the node judged (nobody
+    // swapped it in between). O_NONBLOCK: a FIFO nobody reads is ENXIO at once, never a program hung
+    // at its exit; cleared once open.
     int openJudged(const Node& node, OutputFile* file)
     {
         if (node.refusal || S_ISBLK(node.st.st_mode)) {
@@ -176,7 +199,8 @@ namespace {
         }
         const int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (node.proc ? 0 : O_NOFOLLOW)
             | (S_ISREG(node.st.st_mode) ? O_APPEND : 0);
-        const int fd = openat(node.dir, node.name, flags);
+        const int own = ownDescriptor(node);
+        const int fd = own >= 0 ? own : openat(node.dir, node.name, flags);
         if (fd < 0)
             return errno;
         struct stat st { };
@@ -185,7 +209,8 @@ namespace {
             file->refusal = "it was replaced while it was opened";
             return EPERM;
         }
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        if (own < 0) // a duplicate shares the program's flags: they stay the program's
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         file->fd = fd;
         file->device = true;
         return 0;

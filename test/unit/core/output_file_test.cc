@@ -330,7 +330,7 @@ namespace {
     }
 
     // /dev/stdout is root's symlink to /proc/self/fd/1, whose "target" is no path: it is the
-    // process's own descriptor and is written into, whatever it is (a pipe, a file: appended to).
+    // process's own descriptor and is written into, whatever it is (a pipe, a file: at its offset).
     TEST_F(OutputFileTest, DevStdoutIsThisProcesssOwnDescriptor)
     {
         int pipeFds[2];
@@ -344,6 +344,8 @@ namespace {
         const int toPipe = writeOutputFile("/dev/stdout", "piped\n", 6, OutputName::Given);
         dup2(toFile, STDOUT_FILENO);
         const int appended = writeOutputFile("/dev/stdout", "appended\n", 9, OutputName::Given);
+        // The program's own later writes follow the profile, not over it: one offset for both.
+        const ssize_t after = write(STDOUT_FILENO, "after\n", 6);
         dup2(saved, STDOUT_FILENO);
         close(saved);
         close(toFile);
@@ -354,7 +356,8 @@ namespace {
         EXPECT_EQ(toPipe, 0) << std::strerror(toPipe);
         EXPECT_EQ(appended, 0) << std::strerror(appended);
         EXPECT_STREQ(buffer, "piped\n");
-        EXPECT_EQ(readFile(path("out.txt")), "before\nappended\n");
+        EXPECT_EQ(after, 6);
+        EXPECT_EQ(readFile(path("out.txt")), "before\nappended\nafter\n");
         EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
     }
 
