@@ -1,9 +1,11 @@
 #include "ppe/arc/elf_image.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ppe::arc {
@@ -30,10 +32,15 @@ namespace {
         }
     };
 
-    // At most `size` bytes of the file from `offset`.
+    // At most `size` bytes of the file from `offset`: never more than the file holds (a header's
+    // counts and sizes are not believed before they are checked against the file).
     std::string readAt(int fd, uint64_t offset, size_t size)
     {
-        std::string out(size, '\0');
+        struct stat st { };
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || offset >= uint64_t(st.st_size))
+            return {};
+        std::string out(std::min<uint64_t>(size, uint64_t(st.st_size) - offset), '\0');
+        size = out.size();
         size_t got = 0;
         while (got < size) {
             const ssize_t n = ::pread(fd, out.data() + got, size - got, off_t(offset + got));
@@ -127,7 +134,9 @@ static Result<ElfImage> parse(int fd, const std::string& path)
 
 Result<ElfImage> readElfImage(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO at a name the target's library list gives does not hang the open (readAt
+    // reads regular files only).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return bad(path, std::string("cannot open: ") + std::strerror(errno));
     Result<ElfImage> image = parse(fd, path);

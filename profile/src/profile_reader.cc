@@ -349,16 +349,13 @@ namespace {
     }
 
     // What one profile may claim (profile_reader.h): an error naming the limit, or "".
-    std::string checkClaims(const Profile& p)
+    std::string checkClaims(const Profile& p, size_t objectHits)
     {
         struct Claim {
             size_t count;
             size_t limit;
             const char* what;
         };
-        size_t objectHits = 0;
-        for (const SharedObject& o : p.objects)
-            objectHits += o.hitsByOffset.size();
         const Claim claims[] = { { p.bins.size(), kMaxProfileBins, "bin" },
             { p.threads.size(), kMaxProfileThreads, "thread" }, { p.blocked.size(), kMaxProfileBlocked, "blocked" },
             { p.objects.size(), kMaxProfileObjects, "object" }, { objectHits, kMaxProfileObjectHits, "object-hit" },
@@ -442,7 +439,8 @@ namespace {
                 return std::nullopt; // a key from a later minor revision: ignored (docs/ppe-format.md)
             if (std::string problem = handler->second(*fields, m_profile); !problem.empty())
                 return error(number, problem);
-            if (std::string problem = checkClaims(m_profile); !problem.empty())
+            m_objectHits += (*fields)[0] == "object-hit";
+            if (std::string problem = checkClaims(m_profile, m_objectHits); !problem.empty())
                 return error(number, problem);
             m_seen.insert((*fields)[0]);
             return std::nullopt;
@@ -457,6 +455,7 @@ namespace {
         bool m_ended = false;
         size_t m_offset = 0;
         size_t m_lastLine = 0;
+        size_t m_objectHits = 0;
     };
 
 } // namespace

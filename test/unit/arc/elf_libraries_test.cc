@@ -6,6 +6,12 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 using namespace ppe::arc;
 
 TEST(ElfImage, ReadsTheNativeLoop)
@@ -76,4 +82,33 @@ TEST(Libraries, EntryFromTheAuxiliaryVector)
         = word32(AT_PHDR) + word32(0x10034) + word32(AT_ENTRY) + word32(0x10380) + word32(AT_NULL) + word32(0);
     EXPECT_EQ(auxvEntry(auxv, false, false), 0x10380u);
     EXPECT_EQ(auxvEntry(auxv.substr(0, 8), false, false), std::nullopt);
+}
+
+// Issue 32: a 64-byte ELF header claiming 65535 program headers of 65535 bytes made the reader
+// allocate 4 GiB before it read; a FIFO at a library's name hung its open.
+TEST(ElfImage, HeaderCountsDoNotSizeTheRead)
+{
+    char dir[] = "/tmp/ppe-arc-elf-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/claims.elf";
+    Elf64_Ehdr h {};
+    std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+    h.e_ident[EI_CLASS] = ELFCLASS64;
+    h.e_ident[EI_DATA] = ELFDATA2LSB;
+    h.e_type = ET_EXEC;
+    h.e_phoff = 64;
+    h.e_phentsize = 65535;
+    h.e_phnum = 65535;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(&h), sizeof h);
+    rusage before {}, after {};
+    getrusage(RUSAGE_SELF, &before);
+    auto elf = readElfImage(path);
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_FALSE(elf.ok());
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB more at the peak";
+    const std::string fifo = std::string(dir) + "/libfifo.so";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    auto fromFifo = readElfImage(fifo); // returns: O_NONBLOCK, and a FIFO is no ELF file
+    EXPECT_FALSE(fromFifo.ok());
+    std::filesystem::remove_all(dir);
 }

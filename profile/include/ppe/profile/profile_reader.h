@@ -16,15 +16,16 @@ inline constexpr uint32_t kReaderVersion = 1;
 
 // What one profile may claim, well above what the collector and ppe-arc write (a line: the command
 // line escaped; bins: the largest histogram PPE_MEM allows; threads, blocked places, objects, their
-// hits and code sections: ten times or more the collector's tables). Beyond a limit the reader stops
+// hits and code sections: four times or more the collector's tables, and low enough that a merge,
+// which matches objects and blocked places pairwise, stays quick). Beyond a limit the reader stops
 // with an error naming the file, the line and the limit, so that memory follows what a real profile
 // holds, never what a damaged or hostile file claims.
 inline constexpr size_t kMaxProfileLineBytes = 64 * 1024;
 inline constexpr size_t kMaxProfileCommandBytes = 16 * 1024; // the arguments, each with its '\0'
 inline constexpr uint64_t kMaxProfileBins = kMaxPages * 512 / sizeof(uint32_t);
 inline constexpr size_t kMaxProfileThreads = 65536;
-inline constexpr size_t kMaxProfileBlocked = 65536;
-inline constexpr size_t kMaxProfileObjects = 16384;
+inline constexpr size_t kMaxProfileBlocked = 16384;
+inline constexpr size_t kMaxProfileObjects = 4096;
 inline constexpr size_t kMaxProfileObjectHits = 1 << 20;
 inline constexpr size_t kMaxProfileCodeSections = 256;
 inline constexpr size_t kMaxProfileLines = kMaxProfileBins + (size_t(1) << 22);
