@@ -71,6 +71,7 @@ namespace {
         const char* program; // under untouched/
         std::vector<std::string> args; // "FILE": a file in the run's own folder
         unsigned flags = 0;
+        const char* endReason = nullptr; // the profile's end-reason, where exit and _exit would both do
     };
 
     void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -88,6 +89,8 @@ namespace {
             { "sa_defer", "handler_flags", { "defer" } },
             { "sa_resethand", "handler_flags", { "resethand" } },
             { "sa_siginfo", "handler_flags", { "siginfo" } },
+            { "sa_resethand_siginfo", "handler_flags", { "resethand-siginfo" } },
+            { "sigaction_from_threads", "sigaction_storm", {} },
             { "early_and_late_handlers", "early_handler", {} },
             { "sigwait_blocked_ending_signals", "blocked_wait", { "sigwait" } },
             { "signalfd_blocked_ending_signals", "blocked_wait", { "signalfd" } },
@@ -97,6 +100,7 @@ namespace {
             { "altstack_default_guarded", "altstack", { "default", "guarded" } },
             { "fd512_in_child", "fd512", { "FILE" } },
             { "close_range_then_fork", "fd_range", {} },
+            { "close_all_then_reuse_512", "fd_reuse", { "FILE" } },
             { "lowest_free_descriptor", "lowest_fd", {} },
             { "nofile_soft", "low_nofile", { "soft" } },
             { "nofile_hard", "low_nofile", { "hard" } },
@@ -106,6 +110,7 @@ namespace {
             { "unshare_user_child", "userns", { "child" }, kBareMustSucceed },
             { "setns_user", "userns", { "setns" }, kBareMustSucceed },
             { "clone_newuser", "userns", { "clone" }, kBareMustSucceed },
+            { "vfork_children_exit", "vfork_exit", {}, 0, "exit" },
             { "fork_storm", "fork_storm", {}, kTimed },
             { "dispositions", "dispositions", { "all" } },
             { "dispositions_inherited", "dispositions", { "inherited" } },
@@ -225,14 +230,16 @@ namespace {
         return s.str();
     }
 
-    void expectCompleteProfile(
-        const std::string& path, const RunResult& bare, const std::string& what, const RunResult& profiled)
+    void expectCompleteProfile(const Case& c, const std::string& path, const RunResult& bare, const std::string& what,
+        const RunResult& profiled)
     {
         auto profile = readProfile(path);
         ASSERT_TRUE(profile) << what << ": no complete profile: " << profile.error().str() << "\n" << profiled.err;
         EXPECT_EQ(profile->status, ProfileStatus::Complete) << what;
         if (!bare.exited)
             EXPECT_EQ(profile->endReason, "signal " + std::to_string(bare.signal)) << what;
+        else if (c.endReason)
+            EXPECT_EQ(profile->endReason, c.endReason) << what;
         else
             EXPECT_TRUE(profile->endReason == "exit" || profile->endReason == "_exit")
                 << what << ": " << profile->endReason;
@@ -271,7 +278,7 @@ namespace {
             EXPECT_FALSE(fileExists(out)) << what << ": a profile without PPE_ON";
             EXPECT_EQ(p.err, bare.result.err) << what << ": the collector spoke without PPE_ON";
         } else if (!(start == Start::Static && (c.flags & kExitsInHandler))) {
-            expectCompleteProfile(out, bare.result, what, p);
+            expectCompleteProfile(c, out, bare.result, what, p);
         }
     }
 

@@ -6,6 +6,8 @@
  *   resethand  SA_RESETHAND: the first SIGUSR1 runs the handler, which reads back SIG_DFL; the
  *              second kills the program with SIGUSR1
  *   siginfo    SA_SIGINFO: the handler gets the signal's number, code, sender and value
+ *   resethand-siginfo  SA_SIGINFO | SA_RESETHAND: the value of a sigqueue'd SIGUSR1 arrives, the
+ *              action is SIG_DFL inside, and the second SIGUSR1 kills
  *   term-mask  a SIGTERM handler whose sa_mask holds SIGINT (both end a program by default)
  * Usage: handler_flags HOW */
 #include "observe.h"
@@ -15,7 +17,7 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t g_depth, g_maxDepth, g_entries, g_secondRan, g_secondDuring;
-static volatile sig_atomic_t g_secondBlocked, g_selfBlocked, g_resetSeen;
+static volatile sig_atomic_t g_secondBlocked, g_selfBlocked, g_resetSeen, g_infoKept;
 static volatile int g_code, g_fromSelf, g_value, g_signo;
 static int g_first = SIGUSR1, g_second = SIGUSR2;
 
@@ -55,7 +57,8 @@ static void onReset(int signal)
 {
     struct sigaction now;
     sigaction(signal, NULL, &now);
-    g_resetSeen = now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO);
+    g_resetSeen = now.sa_handler == SIG_DFL;
+    g_infoKept = !!(now.sa_flags & SA_SIGINFO);
     ++g_entries;
 }
 
@@ -65,6 +68,12 @@ static void onInfo(int signal, siginfo_t* info, void* context)
     g_code = info->si_code;
     g_fromSelf = info->si_pid == getpid() && context != NULL;
     g_value = info->si_value.sival_int;
+}
+
+static void onInfoOnce(int signal, siginfo_t* info, void* context)
+{
+    onInfo(signal, info, context);
+    onReset(signal);
 }
 
 static void install(int signal, void (*handler)(int), int flags, int masked)
@@ -123,6 +132,20 @@ static void withInfo(void)
         "sigqueue: signo matches %d, code %d, from this process %d, value %d", g_signo, g_code, g_fromSelf, g_value);
 }
 
+static void withInfoOnce(void)
+{
+    struct sigaction action = { 0 };
+    action.sa_sigaction = onInfoOnce;
+    action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    observe("sigaction %s", outcome(sigaction(SIGUSR1, &action, NULL), errno));
+    sigqueue(getpid(), SIGUSR1, (union sigval) { .sival_int = 4343 });
+    observe("sigqueue: code %d, from this process %d, value %d, SIG_DFL inside %d (SA_SIGINFO kept %d)", g_code,
+        g_fromSelf, g_value, (int)g_resetSeen, (int)g_infoKept);
+    raise(SIGUSR1);
+    observe("survived the second SIGUSR1");
+}
+
 int main(int argc, char** argv)
 {
     const char* how = argc > 1 ? argv[1] : "mask";
@@ -138,6 +161,8 @@ int main(int argc, char** argv)
         resetOnce();
     else if (!strcmp(how, "siginfo"))
         withInfo();
+    else if (!strcmp(how, "resethand-siginfo"))
+        withInfoOnce();
     else
         return 2;
     return 0;
