@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <cstdint>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ppe::gdbremote {
 
@@ -192,14 +194,35 @@ namespace {
         return std::move(m_result);
     }
 
+    // A description file, or one its xi:include names (which may be anything: /dev/zero, a FIFO):
+    // a regular file of at most a document's limit, as the server's documents are.
     Result<std::string> readFile(const std::string& path)
     {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
+        constexpr std::size_t kMaxFileDocument = 1 << 20;
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
             return Error { path, 0, "cannot open" };
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
+        struct stat st { };
+        std::string text;
+        const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (regular && std::uint64_t(st.st_size) <= kMaxFileDocument) {
+            text.resize(std::size_t(st.st_size));
+            std::size_t got = 0;
+            while (got < text.size()) {
+                const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+                if (n <= 0)
+                    break;
+                got += std::size_t(n);
+            }
+            text.resize(got);
+        }
+        ::close(fd);
+        if (!regular)
+            return Error { path, 0, "not a regular file" };
+        if (std::uint64_t(st.st_size) > kMaxFileDocument)
+            return Error { path, 0,
+                "longer than " + std::to_string(kMaxFileDocument) + " bytes (the limit of a document)" };
+        return text;
     }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <sys/stat.h>
 
 using namespace ppe::gdbremote;
 using namespace ppe::gdbremote::testing;
@@ -156,4 +157,19 @@ TEST(TargetDescription, UserFileWithRelativeIncludes)
     EXPECT_EQ(tdesc->pc()->regnum, 64u); // OpenOCD's ARC numbering
     EXPECT_EQ(tdesc->pc()->offset, 4u);
     EXPECT_FALSE(readTargetDescriptionFile((dir / "missing.xml").string()).ok());
+}
+
+// Issue 32: an include naming a device or a FIFO read it without end (or waited forever).
+TEST(TargetDescription, IncludesOfDevicesAndFifosAreRefusedAtOnce)
+{
+    auto dir = std::filesystem::temp_directory_path() / ("ppe-tdesc-dev-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ASSERT_EQ(::mkfifo((dir / "fifo.xml").c_str(), 0600), 0);
+    for (const char* include : { "/dev/zero", "fifo.xml" }) {
+        std::ofstream(dir / "board.xml") << "<target><xi:include href=\"" << include << "\"/></target>";
+        auto tdesc = readTargetDescriptionFile((dir / "board.xml").string());
+        ASSERT_FALSE(tdesc.ok()) << include;
+        EXPECT_NE(tdesc.error().message.find("not a regular file"), std::string::npos) << tdesc.error().str();
+    }
+    std::filesystem::remove_all(dir);
 }
