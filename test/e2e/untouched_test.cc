@@ -109,6 +109,7 @@ namespace {
             { "unshare_user", "userns", { "main" }, kBareMustSucceed },
             { "unshare_user_child", "userns", { "child" }, kBareMustSucceed },
             { "setns_user", "userns", { "setns" }, kBareMustSucceed },
+            { "setns_mount", "userns", { "setns-mnt" }, kBareMustSucceed },
             { "clone_newuser", "userns", { "clone" }, kBareMustSucceed },
             { "vfork_children_exit", "vfork_exit", {}, 0, "exit" },
             { "fork_storm", "fork_storm", {}, kTimed },

@@ -6,6 +6,8 @@
  *   signal()   signal() over it: it returns the program's handler, and BSD semantics read back
  *   ignored    SIG_IGN; each signal is then raised and the program carries on
  *   restored   SIG_DFL again
+ * First, what the program starts with: its blocked signals, its alternate stack, and every signal
+ * from 1 to SIGRTMAX that is not at its default.
  * "inherited": SIGHUP, SIGINT, SIGTERM and SIGUSR1 ignored, then the program execs itself (as
  * nohup does) and the new image reports them ignored and survives them.
  * Usage: dispositions [all|inherited] */
@@ -119,6 +121,26 @@ static int afterExec(void)
     return 0;
 }
 
+static void startingState(void)
+{
+    sigset_t blocked;
+    sigprocmask(SIG_BLOCK, NULL, &blocked);
+    char list[512] = "";
+    for (int s = 1; s <= SIGRTMAX; ++s) {
+        if (sigismember(&blocked, s) == 1)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " %d", s);
+    }
+    observe("start: blocked {%s }", list);
+    stack_t stack;
+    sigaltstack(NULL, &stack);
+    observe("start: alternate stack disabled %d", !!(stack.ss_flags & SS_DISABLE));
+    for (int s = 1; s <= SIGRTMAX; ++s) {
+        struct sigaction now;
+        if (sigaction(s, NULL, &now) == 0 && ((now.sa_flags & SA_SIGINFO) || now.sa_handler != SIG_DFL))
+            show("start", s, "now", &now);
+    }
+}
+
 int main(int argc, char** argv)
 {
     g_signals[kCount - 1] = SIGRTMAX - 3;
@@ -126,6 +148,7 @@ int main(int argc, char** argv)
         return inherited(argv);
     if (argc > 1 && !strcmp(argv[1], "after-exec"))
         return afterExec();
+    startingState();
     for (int i = 0; i < kCount; ++i)
         query("default", g_signals[i]);
     for (int i = 0; i < kCount; ++i)

@@ -2,6 +2,8 @@
  *   main   the program itself unshares (unshare(CLONE_NEWUSER))
  *   child  a forked child unshares
  *   setns  a forked child unshares and waits; the program joins its namespace (setns)
+ *   setns-mnt  the same with a mount namespace (CLONE_NEWNS: root only), which the kernel also
+ *          refuses to a process of several threads
  *   clone  clone(CLONE_NEWUSER) starts a child in a new namespace
  * Then, as `unshare -Ur` does, it maps its own user and group to root in the new namespace (so that
  * it may still create files) and reads back uid 0.
@@ -55,15 +57,16 @@ static int waitFor(pid_t child)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* The child makes a namespace and says so through the pipe; it stays until the pipe closes. */
-static int joinChildNamespace(void)
+/* The child makes a namespace of `kind` and says so through the pipe; it stays until the pipe
+ * closes. */
+static int joinChildNamespace(int kind, const char* name)
 {
     int ready[2], done[2];
     if (pipe(ready) != 0 || pipe(done) != 0)
         return 1;
     const pid_t child = fork();
     if (child == 0) {
-        char byte = unshare(CLONE_NEWUSER) == 0 ? 'y' : 'n';
+        char byte = unshare(kind) == 0 ? 'y' : 'n';
         (void)!write(ready[1], &byte, 1);
         close(done[1]);
         (void)!read(done[0], &byte, 1);
@@ -73,10 +76,10 @@ static int joinChildNamespace(void)
     (void)!read(ready[0], &byte, 1);
     observe("child made its namespace: %c", byte);
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)child);
+    snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)child, name);
     const int ns = open(path, O_RDONLY | O_CLOEXEC);
-    const int joined = setns(ns, CLONE_NEWUSER);
-    observe("setns(CLONE_NEWUSER) %s", outcome(joined, errno));
+    const int joined = setns(ns, kind);
+    observe("setns(%s) %s", name, outcome(joined, errno));
     close(done[1]);
     return waitFor(child) | (joined != 0);
 }
@@ -100,7 +103,9 @@ int main(int argc, char** argv)
         return waitFor(child);
     }
     if (!strcmp(how, "setns"))
-        return joinChildNamespace();
+        return joinChildNamespace(CLONE_NEWUSER, "user");
+    if (!strcmp(how, "setns-mnt"))
+        return joinChildNamespace(CLONE_NEWNS, "mnt");
     if (!strcmp(how, "clone")) {
         const pid_t child = clone(inClone, g_stack + sizeof g_stack, CLONE_NEWUSER | SIGCHLD, NULL);
         if (child > 0)
