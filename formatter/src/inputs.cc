@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <glob.h>
 #include <map>
 #include <set>
@@ -107,17 +106,21 @@ namespace {
     // assembler listing.
     std::optional<std::string> listingText(const std::string& path, Messages& messages)
     {
-        std::ifstream file(path, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        if (!file.good() && !file.eof()) {
-            addWarning(messages, fmt::format("{}: cannot read", path));
-            return std::nullopt;
-        }
-        if (!listparse::looksLikeListing(text)) {
+        // Found: the node opened must still be the regular file skipListingFile judged.
+        auto text = readInputText(path, InputOrigin::Found, kMaxListingBytes, "listing");
+        if (!text && text.error().message.starts_with("binary data")) {
             addNote(messages, fmt::format("{}: not an assembler listing, skipped", path));
             return std::nullopt;
         }
-        return text;
+        if (!text) {
+            addWarning(messages, fmt::format("{}: cannot read: {}", path, text.error().message));
+            return std::nullopt;
+        }
+        if (!listparse::looksLikeListing(*text)) {
+            addNote(messages, fmt::format("{}: not an assembler listing, skipped", path));
+            return std::nullopt;
+        }
+        return std::move(*text);
     }
 
     // Listings placed so far: the line tables, and which listing each unit of the map has.

@@ -21,6 +21,7 @@ namespace ppe::formatter {
 // The most a linker map may hold (the largest programs' maps are some hundreds of MB): a device
 // named as the map ends there, not in memory exhaustion.
 inline constexpr uint64_t kMaxMapBytes = uint64_t(4) << 30;
+inline constexpr uint64_t kMaxListingBytes = uint64_t(4) << 30; // a listing, likewise
 
 // The profile a report is made of: a .ppe file, or the NAME.ppe.PID.live file of a killed run
 // (recovered); a directory or a shell pattern among `paths` names many (profileFiles), which are
