@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -376,6 +377,41 @@ namespace {
         EXPECT_EQ(namesIn(m_protected), std::vector<std::string> {});
     }
 
+    // ppeout, ppe --recover and ppe-arc write through the same code: an OUTPUT named on the command
+    // line may be a device (/dev/null), but not another user's FIFO, and a name ppe --recover makes
+    // up (LIVE's NAME.ppe) is never a FIFO.
+    TEST_F(SecurityOutputTest, ToolsNeverWriteIntoAnotherUsersFifo)
+    {
+        victim(m_work + "/p.ppe");
+        const std::string report = m_shared + "/report.ppl";
+        attack({ "mkfifo", "-m", "666", report });
+        FifoReader attacker(report, kNobody);
+        ASSERT_TRUE(attacker.ready());
+        const RunResult formatted = runProgram({ PPEOUT, m_work + "/p.ppe", report }, {}, m_work);
+        EXPECT_EQ(formatted.status, 1) << formatted.err;
+        EXPECT_EQ(countOf(formatted.err, "a FIFO of another user"), 1) << formatted.err;
+        EXPECT_EQ(runProgram({ PPEOUT, m_work + "/p.ppe", "/dev/null" }, {}, m_work).status, 0);
+        // A killed run's live file, and the name ppe --recover makes of it, planted as a FIFO.
+        const Running running = heldVictim(victimEnvironment(m_shared + "/k.ppe"), m_protected + "/gate", m_work);
+        const std::string live = waitForFile(m_shared, std::regex(R"(k\.ppe\.[0-9]+\.live)"));
+        ASSERT_NE(live, "");
+        ASSERT_GT(running.pid, 0);
+        kill(running.pid, SIGKILL);
+        waitProgram(running);
+        attack({ "mkfifo", "-m", "666", m_shared + "/k.ppe" });
+        FifoReader second(m_shared + "/k.ppe", kNobody);
+        ASSERT_TRUE(second.ready());
+        const RunResult recovered = runProgram({ PPE_LAUNCHER, "--recover", m_shared + "/" + live }, {}, m_work);
+        const RunResult named
+            = runProgram({ PPE_LAUNCHER, "--recover", m_shared + "/" + live, "-o", report }, {}, m_work);
+        EXPECT_EQ(second.stop(), 0) << "the attacker read the recovered profile";
+        EXPECT_EQ(attacker.stop(), 0) << "the attacker read a report or profile";
+        EXPECT_EQ(recovered.status, 1) << recovered.err;
+        EXPECT_EQ(countOf(recovered.err, "a device or FIFO is at a name ppe made up"), 1) << recovered.err;
+        EXPECT_EQ(named.status, 1) << named.err;
+        EXPECT_EQ(countOf(named.err, "a FIFO of another user"), 1) << named.err;
+    }
+
     // issue 33: a preloaded shell (the program the user named) writes beside itself; the programs it
     // runs, exec'd or forked, write in its current directory, never beside their own executables.
     TEST_F(SecurityOutputTest, ChildrenWriteWhereTheFirstProcessWrites)
@@ -392,7 +428,7 @@ namespace {
         std::vector<EnvChange> env = victimEnvironment("");
         env[2] = { "PPE_OUT", "", true };
         const std::string script
-            = system + "/simp_plain 1000003; " + system + "/simp_plain 1000003; " + system + "/fork_child 0; true";
+            = system + "/simp_plain 1000003; " + system + "/simp_plain 1000003; " + system + "/fork_child 1; true";
         const RunResult run = runProgram({ bin + "/sh", "-c", script }, env, m_work);
         ASSERT_TRUE(run.exited && run.status == 0) << run.err;
         EXPECT_EQ(namesIn(system), (std::vector<std::string> { "fork_child", "simp_plain" })) << run.err;
@@ -403,7 +439,26 @@ namespace {
             forks += std::regex_match(name, std::regex(R"(fork_child\.[0-9]+\.ppe)"));
         }
         EXPECT_EQ(simps, 2) << run.err;
-        EXPECT_EQ(forks, 2) << "the exec'd fork_child and its forked child: " << run.err;
+        // The exec'd fork_child and its forked child (a child with work to show: one that ends at once
+        // may leave no profile).
+        EXPECT_EQ(forks, 2) << run.err;
+    }
+
+    // The first process's own forked child is not what the user named either: it writes in the
+    // first process's current directory, not beside the executable as NAME.PID.ppe.
+    TEST_F(SecurityOutputTest, AForkedChildOfTheFirstProcessWritesInItsDirectory)
+    {
+        const std::string system = m_dir.file("sysbin");
+        fs::create_directory(system);
+        fs::copy_file(PPE_FORK_CHILD, system + "/fork_child");
+        std::vector<EnvChange> env = victimEnvironment("");
+        env[2] = { "PPE_OUT", "", true };
+        const RunResult run = runProgram({ system + "/fork_child", "1" }, env, m_work);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        EXPECT_EQ(namesIn(system), (std::vector<std::string> { "fork_child", "fork_child.ppe" })) << run.err;
+        const std::vector<std::string> work = namesIn(m_work);
+        ASSERT_EQ(work.size(), 1u) << run.err;
+        EXPECT_TRUE(std::regex_match(work[0], std::regex(R"(fork_child\.[0-9]+\.ppe)"))) << work[0];
     }
 
 } // namespace
