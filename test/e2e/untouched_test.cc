@@ -115,6 +115,7 @@ namespace {
             { "fork_storm", "fork_storm", {}, kTimed },
             { "dispositions", "dispositions", { "all" } },
             { "dispositions_inherited", "dispositions", { "inherited" } },
+            { "environment", "environment", {} },
         };
         return all;
     }
