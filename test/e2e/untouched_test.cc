@@ -106,6 +106,7 @@ namespace {
             { "nofile_hard", "low_nofile", { "hard" } },
             { "nofile_soft_exec", "low_nofile", { "soft-exec" } },
             { "nofile_hard_exec", "low_nofile", { "hard-exec" } },
+            { "nofile_raised_after_start", "low_nofile", { "raise-exec" } },
             { "unshare_user", "userns", { "main" }, kBareMustSucceed },
             { "unshare_user_child", "userns", { "child" }, kBareMustSucceed },
             { "setns_user", "userns", { "setns" }, kBareMustSucceed },

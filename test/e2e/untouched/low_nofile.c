@@ -3,6 +3,8 @@
  *   hard       soft and hard limit 10, set in main; the same
  *   soft-exec  soft limit 10, then the program execs itself: the new image starts under it
  *   hard-exec  soft and hard limit 10, then the same
+ *   raise-exec soft limit 64 (hard unchanged), the program execs itself, and the new image raises
+ *              its soft limit to 128 before it counts, as many programs do at start-up
  * Usage: low_nofile HOW */
 #include "observe.h"
 
@@ -12,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { kLimit = 10 };
+enum { kLimit = 10, kLow = 64, kRaised = 128 };
 
 /* Opens /dev/null until refused, says how many it got and why it stopped, closes them again. */
 static void count(const char* who)
@@ -39,11 +41,11 @@ static void countInChild(void)
     observe("child status %d", status);
 }
 
-static int lower(int hardToo)
+static int lower(int hardToo, rlim_t soft)
 {
     struct rlimit limit;
     getrlimit(RLIMIT_NOFILE, &limit);
-    limit.rlim_cur = kLimit;
+    limit.rlim_cur = soft;
     if (hardToo)
         limit.rlim_max = kLimit;
     return setrlimit(RLIMIT_NOFILE, &limit);
@@ -52,15 +54,20 @@ static int lower(int hardToo)
 int main(int argc, char** argv)
 {
     const char* how = argc > 1 ? argv[1] : "soft";
-    if (!strcmp(how, "after-exec")) {
+    if (!strcmp(how, "after-exec") || !strcmp(how, "raise-after-exec")) {
         struct rlimit limit;
         getrlimit(RLIMIT_NOFILE, &limit);
         observe("started with soft limit %lu", (unsigned long)limit.rlim_cur);
+        if (!strcmp(how, "raise-after-exec")) {
+            limit.rlim_cur = kRaised;
+            observe("raised to %d: %s", kRaised, outcome(setrlimit(RLIMIT_NOFILE, &limit), errno));
+        }
     } else {
         const int hardToo = !strncmp(how, "hard", 4);
-        observe("setrlimit %s", outcome(lower(hardToo), errno));
+        const int raise = !strncmp(how, "raise", 5);
+        observe("setrlimit %s", outcome(lower(hardToo, raise ? kLow : kLimit), errno));
         if (strstr(how, "-exec")) {
-            execl("/proc/self/exe", argv[0], "after-exec", (char*)NULL);
+            execl("/proc/self/exe", argv[0], raise ? "raise-after-exec" : "after-exec", (char*)NULL);
             observe("exec failed: %s", strerrorname_np(errno));
             return 1;
         }
