@@ -492,7 +492,7 @@ Result<Profile> readProfile(const std::string& path, InputOrigin origin)
     bool complete = false;
     for (;;) {
         auto more = lines.next(line, complete);
-        if (!more && lines.number() == 0) // the first line, too long: binary data, or no header
+        if (!more && lines.number() == 0 && !line.empty()) // the first line too long: binary, or no header
             return parser.line(line, 1, false).value_or(more.error());
         if (!more)
             return more.error();

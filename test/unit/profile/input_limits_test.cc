@@ -107,6 +107,16 @@ namespace {
         EXPECT_EQ(r->pid, 4242u);
     }
 
+    // A FIFO named directly that nobody writes to: an error after kInputIdleSeconds, not a hang.
+    TEST_F(InputLimits, FifoNobodyWritesToEndsWithAnError)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const Result<Profile> r = readProfile(fifo("silent.ppe"));
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.error().message.find("nothing to read for 10 s"), std::string::npos) << r.error().str();
+        EXPECT_LT(seconds(start), kInputIdleSeconds + 5.0);
+    }
+
     TEST_F(InputLimits, LongLineIsRefusedWithItsNumber)
     {
         expectLimit(readProfile(write("long.ppe", withBeforeEnd("# " + std::string(kMaxProfileLineBytes, 'x') + "\n"))),
