@@ -6,8 +6,10 @@
 #include "service_thread.h"
 
 #include <atomic>
+#include <csignal>
 #include <ctime>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -110,11 +112,19 @@ void endProcess(const char* reason)
 {
     if (!ownsProfile())
         return;
+    // Nothing runs on top of the wait: a sampling signal's handler would nest on the program's
+    // alternate stack when the ending is in a handler there (a tick of the POSIX timer, 3 KB of
+    // kernel frame and more, overflowed an 8 KB SIGSTKSZ stack). Restored after: exec keeps the mask.
+    sigset_t all;
+    sigset_t saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved);
     const char* none = nullptr;
     g_ending.reason.compare_exchange_strong(none, reason, std::memory_order_acq_rel);
     if (!runEndingOnServiceThread(writeFinalProfile))
         writeOnEndingStack();
     waitForFinalProfile();
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 void finalProfileStarted() { g_ending.writer.store(currentTid(), std::memory_order_release); }
