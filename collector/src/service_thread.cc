@@ -41,6 +41,7 @@ namespace {
         std::atomic<int> accepted { 0 }; // the one signal it takes (0: none), see acceptOnServiceThread
         int unblocked = 0; // the signal its mask lets through now
         std::atomic<pid_t> tid { 0 };
+        std::atomic<pid_t> pid { 0 }; // the process it runs in (a vfork child shares this memory)
         std::atomic<bool> started { false };
         std::atomic<bool> parking { false }; // asked to leave the process (parkServiceThread)
         std::atomic<void (*)()> ending { nullptr }; // runEndingOnServiceThread's, ahead of any job
@@ -244,8 +245,8 @@ namespace {
     // file system information no longer shared): true when it is gone.
     bool stopThread()
     {
-        if (!available())
-            return false;
+        if (!available() || g_service.pid.load(std::memory_order_relaxed) != getpid())
+            return false; // none, or the parent's seen from a vfork child: not this process's to stop
         const pid_t tid = g_service.tid.load(std::memory_order_acquire);
         g_service.parking.store(true, std::memory_order_seq_cst);
         wakeThread();
@@ -303,6 +304,7 @@ bool startServiceThread(const char** why)
         *why = "cannot start the collector thread";
         return false;
     }
+    g_service.pid.store(getpid(), std::memory_order_relaxed);
     g_service.started.store(true, std::memory_order_release);
     waitForTid();
     return true;

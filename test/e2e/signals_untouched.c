@@ -14,6 +14,8 @@
  *   crash-handler    the same stack and a crash handler as many programs have one: SA_RESETHAND,
  *                    it says so and returns; the fault happens again and kills at the default
  *   unshare          unshare(CLONE_NEWUSER); says on stderr how many ppe-collector threads run after
+ *   vfork-unshare    the same in a vfork child (a sandbox's way), which shares the parent's memory
+ *                    but not its threads; the parent's collector thread runs on
  * Usage: signals_untouched CASE */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -315,6 +317,20 @@ static int unshareUser(void)
     return 0;
 }
 
+static int vforkUnshare(void)
+{
+    const pid_t child = vfork();
+    if (child == 0)
+        _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+    int status = 0;
+    waitpid(child, &status, 0);
+    say("the vfork child's unshare(CLONE_NEWUSER): %s",
+        WEXITSTATUS(status) ? strerrorname_np(WEXITSTATUS(status)) : "0");
+    fprintf(stderr, "collector threads after unshare: %d\n", collectorThreads());
+    work(50000000L);
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
     const char* how = argc > 1 ? argv[1] : "";
@@ -336,6 +352,8 @@ int main(int argc, char** argv)
         return crashHandler();
     if (!strcmp(how, "unshare"))
         return unshareUser();
+    if (!strcmp(how, "vfork-unshare"))
+        return vforkUnshare();
     fprintf(stderr, "signals_untouched: unknown case %s\n", how);
     return 2;
 }
