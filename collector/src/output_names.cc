@@ -4,7 +4,6 @@
 #include "ppe/core/output_file.h"
 
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -236,56 +235,72 @@ namespace {
         return e.issues | (directory == Directory::Foreign ? unsigned(kForeignDirectory) : 0u);
     }
 
-    // The first process under the collector hands its directory down to the programs it runs: they
-    // are not what the user named, and write there under their own names (issue 33: children of a
-    // preloaded shell wrote NAME.PID.ppe beside their executables in /usr/bin). The directory is the
-    // profile's own, or the current directory when the profile lies beside the executable; a forked
-    // child writes there too. setenv allocates and is not thread-safe: this runs once, in load(),
-    // before main, on the only thread that reads the environment.
-    void handDown(const char* pathTemplate, bool besideImage, const char* imagePath)
+    // True when `line` of /proc/PID/maps maps a live file: a path ending in ".DIGITS.live" (with
+    // " (deleted)" once it is removed).
+    bool mapsLiveFile(const char* line, size_t length)
     {
-        char directory[PATH_MAX] = "";
-        char cwd[PATH_MAX] = "";
-        if (!getcwd(cwd, sizeof(cwd)))
-            cwd[0] = '\0';
-        if (besideImage) {
-            copyString(directory, sizeof(directory), cwd);
-            if (*directory)
-                defaultName(imagePath, directory, true, nullptr, g_childTemplate);
-        } else {
-            char path[PATH_MAX];
-            outputPathOf(pathTemplate, uint64_t(getpid()), path);
-            keepDirectory(path);
-            if (path[0] != '/' && *cwd) {
-                copyString(directory, sizeof(directory), cwd);
-                appendTo(directory, "/");
-            }
-            appendTo(directory, path);
+        constexpr char kDeleted[] = " (deleted)";
+        constexpr size_t kDeletedLength = sizeof(kDeleted) - 1;
+        if (length > kDeletedLength && std::memcmp(line + length - kDeletedLength, kDeleted, kDeletedLength) == 0)
+            length -= kDeletedLength;
+        if (length < 8 || std::memcmp(line + length - 5, ".live", 5) != 0 || !std::memchr(line, '/', length))
+            return false;
+        size_t digits = length - 5;
+        while (digits > 0 && line[digits - 1] >= '0' && line[digits - 1] <= '9')
+            --digits;
+        return digits < length - 5 && digits > 0 && line[digits - 1] == '.';
+    }
+
+    // True when the parent process runs the collector: it maps a live file (NAME.PID.live; a forked
+    // child maps its parent's until it has its own). Then this process is a program that a profiled
+    // program ran, not the one the user named (issue 33). Read from /proc/PPID/maps at start-up:
+    // nothing the program can observe is touched (no variable is set for it).
+    bool parentIsProfiled()
+    {
+        char path[48] = "/proc/";
+        char number[24];
+        appendTo(path, decimal(uint64_t(getppid()), number, sizeof(number)));
+        appendTo(path, "/maps");
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        char buffer[4096];
+        size_t kept = 0;
+        bool found = false;
+        for (ssize_t n; !found && (n = read(fd, buffer + kept, sizeof(buffer) - kept)) > 0;) {
+            const size_t end = kept + size_t(n);
+            size_t line = 0;
+            for (const char* nl;
+                 !found && (nl = static_cast<const char*>(std::memchr(buffer + line, '\n', end - line)));
+                 line = size_t(nl - buffer) + 1)
+                found = mapsLiveFile(buffer + line, size_t(nl - buffer) - line);
+            kept = line == 0 && end == sizeof(buffer) ? 0 : end - line; // a line longer than the buffer: dropped
+            std::memmove(buffer, buffer + end - kept, kept);
         }
-        char pid[24];
-        setenv("PPE_LAUNCHED", decimal(uint64_t(getpid()), pid, sizeof(pid)), 1);
-        if (*directory)
-            setenv("PPE_DEFAULT_DIR", directory, 1);
+        close(fd);
+        return found;
     }
 
 } // namespace
 
 unsigned chooseOutputPath(
-    const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* path)
+    const char* wanted, const char* imagePath, bool launchedDescendant, const NameParts& parts, char* path)
 {
     g_userNamed[0] = '\0';
     g_childTemplate[0] = '\0';
-    const char* handed = parts.defaultDirectory && *parts.defaultDirectory ? parts.defaultDirectory : nullptr;
-    unsigned issues = 0;
-    if (descendant && handed)
-        defaultName(imagePath, handed, true, nullptr, path);
-    else if (!wanted)
-        defaultName(imagePath, handed, descendant, parts.rank, path);
-    else
-        issues = nameFromPpeOut(wanted, imagePath, descendant, parts, path);
-    if (!descendant)
-        handDown(path, !wanted && !handed, imagePath);
-    return issues;
+    const bool descendant = launchedDescendant || parentIsProfiled();
+    const char* directory = parts.defaultDirectory && *parts.defaultDirectory ? parts.defaultDirectory : nullptr;
+    if (wanted)
+        return nameFromPpeOut(wanted, imagePath, descendant, parts, path);
+    // Beside the executable is for the program the user named: the programs it runs, and its forked
+    // children, write in the current directory (a directory they merely run from may be /usr/bin).
+    char cwd[PATH_MAX];
+    if (!directory && descendant && getcwd(cwd, sizeof(cwd)))
+        directory = cwd;
+    defaultName(imagePath, directory, descendant, parts.rank, path);
+    if (!directory && getcwd(cwd, sizeof(cwd)))
+        defaultName(imagePath, cwd, true, nullptr, g_childTemplate);
+    return 0;
 }
 
 bool userNamedOutput(const char* path)

@@ -43,16 +43,17 @@ enum NameIssue : unsigned {
 // When the rank is known and the name has neither %r nor %p, ".rankR" goes before the extension
 // (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each other.
 //
-// A `descendant` (a program that the first profiled process ran: PPE_LAUNCHED names another pid)
-// writes DIR/IMAGE_NAME.PID.ppe, its own name, never the first program's: DIR is
-// parts.defaultDirectory (PPE_DEFAULT_DIR, handed down), else the directory of `wanted`. The first
-// process (not a descendant) hands its directory down: it sets PPE_LAUNCHED to its pid and
-// PPE_DEFAULT_DIR to its profile's directory, or to its current directory when the profile lies
-// beside the executable (where its forked children then write too). So no process the user did not
-// name writes beside its executable in a directory it merely runs from (/usr/bin).
-// Returns the NameIssue bits. Not signal-safe (getcwd, setenv); runs once at start-up, before main.
+// A descendant writes DIR/IMAGE_NAME.PID.ppe, its own name, never the first program's: DIR is the
+// directory of `wanted`, else parts.defaultDirectory, else the current directory. A descendant is a
+// program that a profiled program ran: `launchedDescendant` (PPE_LAUNCHED, set by the launcher,
+// names another pid), or a process whose parent maps a live file (/proc/PPID/maps): under a
+// preloaded or linked libppe no process the user did not name writes beside its executable in a
+// directory it merely runs from (/usr/bin; issue 33), and nothing is set in the program's
+// environment for it. Where the profile lies beside the executable, a forked child writes in the
+// current directory too (outputPathForChild).
+// Returns the NameIssue bits. Not signal-safe (getcwd, stat); runs once at start-up.
 unsigned chooseOutputPath(
-    const char* wanted, const char* imagePath, bool descendant, const NameParts& parts, char* pathTemplate);
+    const char* wanted, const char* imagePath, bool launchedDescendant, const NameParts& parts, char* pathTemplate);
 
 // True when `path` is PPE_OUT as the user gave it (expanded for this process), not a name the
 // collector made up (a directory's DIR/IMAGE.PID.ppe, IMAGE.rankR.ppe, a child's NAME.PID.ppe, a
@@ -65,7 +66,7 @@ void outputPathOf(const char* pathTemplate, uint64_t pid, char* path);
 // The name of a forked child (this process, after fork): with %p in the template, the template
 // with the child's pid; otherwise NAME.ppe -> NAME.PID.ppe (or NAME -> NAME.PID without an
 // extension); where the parent's profile lies beside its executable, CWD/IMAGE_NAME.PID.ppe in the
-// parent's starting directory (chooseOutputPath). Signal-safe.
+// parent's current directory at start (chooseOutputPath). Signal-safe.
 void outputPathForChild(const char* pathTemplate, char* path);
 
 // The host name up to its first '.', into `out` (capacity `size`). Signal-safe (uname).

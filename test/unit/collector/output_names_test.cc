@@ -14,48 +14,22 @@
 namespace ppe {
 namespace {
 
-    // What a first process hands down to the programs it runs (PPE_LAUNCHED, PPE_DEFAULT_DIR); the
-    // test process's own environment is put back after each choice.
-    struct HandedDown {
-        std::string launched, directory;
-    };
-
-    std::string valueOf(const char* name)
+    // The template chooseOutputPath makes, and the NameIssue bits.
+    std::string choose(
+        const char* wanted, const char* image, bool descendant, const NameParts& parts, unsigned* issues = nullptr)
     {
-        const char* value = getenv(name);
-        return value ? value : "(unset)";
-    }
-
-    void restore(const char* name, const std::string& value)
-    {
-        if (value == "(unset)")
-            unsetenv(name);
-        else
-            setenv(name, value.c_str(), 1);
-    }
-
-    // The template chooseOutputPath makes, the variables it set, the NameIssue bits.
-    std::string choose(const char* wanted, const char* image, bool descendant, const NameParts& parts,
-        unsigned* issues = nullptr, HandedDown* handed = nullptr)
-    {
-        const std::string launched = valueOf("PPE_LAUNCHED");
-        const std::string directory = valueOf("PPE_DEFAULT_DIR");
         char pathTemplate[PATH_MAX] = {};
         const unsigned found = chooseOutputPath(wanted, image, descendant, parts, pathTemplate);
         if (issues)
             *issues = found;
-        if (handed)
-            *handed = { valueOf("PPE_LAUNCHED"), valueOf("PPE_DEFAULT_DIR") };
-        restore("PPE_LAUNCHED", launched);
-        restore("PPE_DEFAULT_DIR", directory);
         return pathTemplate;
     }
 
     // The name this process would write, and the NameIssue bits.
-    std::string chosen(const char* wanted, const char* image, bool descendant, const NameParts& parts = {},
-        unsigned* issues = nullptr, HandedDown* handed = nullptr)
+    std::string chosen(
+        const char* wanted, const char* image, bool descendant, const NameParts& parts = {}, unsigned* issues = nullptr)
     {
-        const std::string pathTemplate = choose(wanted, image, descendant, parts, issues, handed);
+        const std::string pathTemplate = choose(wanted, image, descendant, parts, issues);
         char path[PATH_MAX] = {};
         outputPathOf(pathTemplate.c_str(), uint64_t(getpid()), path);
         return path;
@@ -77,7 +51,10 @@ namespace {
     TEST(OutputNames, WithoutPpeOutTheProfileLiesBesideTheImage)
     {
         EXPECT_EQ(chosen(nullptr, "/opt/job/prog", false), "/opt/job/prog.ppe");
-        EXPECT_EQ(chosen(nullptr, "/opt/job/prog", true), "/opt/job/prog." + kPid + ".ppe");
+        // ... for the program the user named: one that a profiled program ran writes in the current
+        // directory (issue 33: children of a preloaded shell wrote NAME.PID.ppe in /usr/bin).
+        const std::string cwd = std::filesystem::current_path().string();
+        EXPECT_EQ(chosen(nullptr, "/opt/job/prog", true), cwd + "/prog." + kPid + ".ppe");
     }
 
     TEST(OutputNames, ADirectoryGetsOneFilePerProcessByPidWithoutARank)
@@ -175,43 +152,17 @@ namespace {
         EXPECT_EQ(childName("/r/a%%p.ppe"), "/r/a%p." + kPid + ".ppe");
     }
 
-    // issue 33: the programs a profiled program runs are not what the user named; they write where
-    // the first process writes (its profile's directory), never beside their executables.
-    TEST(OutputNames, TheFirstProcessHandsItsDirectoryDown)
-    {
-        HandedDown handed;
-        EXPECT_EQ(chosen("/tmp/x/run.ppe", "/usr/bin/prog", false, {}, nullptr, &handed), "/tmp/x/run.ppe");
-        EXPECT_EQ(handed.launched, kPid);
-        EXPECT_EQ(handed.directory, "/tmp/x/");
-        const NameParts launcher { "h", nullptr, nullptr, "/home/u/work" };
-        EXPECT_EQ(chosen(nullptr, "/usr/bin/dd", false, launcher, nullptr, &handed), "/home/u/work/dd.ppe");
-        EXPECT_EQ(handed.directory, "/home/u/work/");
-    }
-
-    // Beside its executable is for the program the user named; its children (forked or exec'd) write
-    // in its current directory, not in /usr/bin.
+    // Beside its executable is for the program the user named; its forked children write in its
+    // current directory, not in /usr/bin (issue 33).
     TEST(OutputNames, BesideTheExecutableOnlyTheFirstProcessWrites)
     {
         const std::string cwd = std::filesystem::current_path().string();
-        HandedDown handed;
-        const std::string parent = choose(nullptr, "/usr/bin/bash", false, {}, nullptr, &handed);
+        const std::string parent = choose(nullptr, "/usr/bin/bash", false, {});
         EXPECT_EQ(parent, "/usr/bin/bash.ppe");
-        EXPECT_EQ(handed.directory, cwd);
         EXPECT_EQ(childName(parent), cwd + "/bash." + kPid + ".ppe");
-        // An exec'd descendant takes the handed-down directory.
-        const NameParts handedDown { "h", nullptr, nullptr, handed.directory.c_str() };
-        EXPECT_EQ(chosen(nullptr, "/usr/bin/ls", true, handedDown), cwd + "/ls." + kPid + ".ppe");
-        // ... over PPE_OUT's directory, which a relative PPE_OUT and a chdir would have moved.
-        EXPECT_EQ(chosen("elsewhere/s.ppe", "/usr/bin/ls", true, handedDown), cwd + "/ls." + kPid + ".ppe");
-    }
-
-    TEST(OutputNames, ADescendantHandsNothingDown)
-    {
-        HandedDown handed;
-        setenv("PPE_LAUNCHED", "1", 1);
-        chosen("/tmp/x/s.ppe", "/usr/bin/ls", true, {}, nullptr, &handed);
-        unsetenv("PPE_LAUNCHED");
-        EXPECT_EQ(handed.launched, "1");
+        // With a directory of its own, a forked child writes beside its parent's profile.
+        const std::string launched = choose(nullptr, "/usr/bin/bash", false, { "h", nullptr, nullptr, "/w" });
+        EXPECT_EQ(childName(launched), "/w/bash." + kPid + ".ppe");
     }
 
     // Only PPE_OUT itself, as the user wrote it, may be a device or FIFO (output_file.h).
