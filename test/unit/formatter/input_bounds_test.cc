@@ -38,7 +38,8 @@ namespace {
         ASSERT_EQ(listing->sourceLines.size(), 1u);
         EXPECT_EQ(listing->sourceLines[0].line, 214896666);
         mapparse::LinkMap map;
-        map.modules.push_back({ "huge.o", "huge.o", { { ".text", ".text", 0x1000, listing->sectionSizes.at(".text") } } });
+        map.modules.push_back(
+            { "huge.o", "huge.o", { { ".text", ".text", 0x1000, listing->sectionSizes.at(".text") } } });
         auto placed = placeListing(*listing, "huge.lis", map);
         ASSERT_TRUE(placed.ok()) << placed.error().str();
         EXPECT_LT(textLines(placed->table), size_t(1) << 20);
