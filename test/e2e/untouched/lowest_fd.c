@@ -1,11 +1,16 @@
-/* lowest_fd: open() returns the lowest free descriptor (POSIX), which programs rely on: the daemon
- * idiom closes 0 and opens /dev/null as its standard input. For one second the program opens and
- * closes /dev/null, at 3 and (after closing it) at 0, and counts the times it got another number:
- * a descriptor the collector opens for a moment from its own thread would take the number.
- * Usage: lowest_fd */
+/* lowest_fd: the descriptor table is the program's alone. For one second:
+ *   lowest      open() returns the lowest free descriptor (POSIX), which programs rely on (the
+ *               daemon idiom closes 0 and opens /dev/null as its standard input): the program
+ *               opens /dev/null at 3 and, after closing it, at 0, and counts the other numbers
+ *   close-loop  the program closes 3 to 15 (what daemons and shells do before they run
+ *               something), opens /dev/null and checks 20 times that its descriptor is still
+ *               /dev/null, counting the times it was closed or replaced under it
+ * A descriptor the collector opens for a moment from its own thread takes the number, or is
+ * closed by the program and then closes the program's file. Usage: lowest_fd lowest|close-loop */
 #include "observe.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,9 +34,38 @@ static int openAt(int expected)
     return wrong;
 }
 
-int main(void)
+static long closeLoop(long* tries)
 {
-    long tries = 0, wrongAt3 = 0, wrongAt0 = 0;
+    struct stat null;
+    stat("/dev/null", &null);
+    long lost = 0;
+    const double end = now() + 1.0;
+    for (*tries = 0; now() < end; ++*tries) {
+        for (int fd = 3; fd < 16; ++fd)
+            close(fd);
+        const int fd = open("/dev/null", O_RDONLY);
+        for (int i = 0; i < 20; ++i) {
+            struct stat st;
+            if (fstat(fd, &st) != 0 || st.st_ino != null.st_ino || st.st_rdev != null.st_rdev) {
+                ++lost;
+                break;
+            }
+        }
+        close(fd);
+    }
+    return lost;
+}
+
+int main(int argc, char** argv)
+{
+    long tries = 0;
+    if (argc > 1 && !strcmp(argv[1], "close-loop")) {
+        const long lost = closeLoop(&tries);
+        observe("opened /dev/null often enough: %d", tries > 1000);
+        observe("the program's descriptor closed or replaced under it: %ld times", lost);
+        return 0;
+    }
+    long wrongAt3 = 0, wrongAt0 = 0;
     const double end = now() + 1.0;
     while (now() < end) {
         wrongAt3 += openAt(3);
