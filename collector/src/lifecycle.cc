@@ -6,6 +6,7 @@
 #include "checkpoints.h"
 #include "collector_state.h"
 #include "first_collector.h"
+#include "forked_child.h"
 #include "messages.h"
 #include "output_names.h"
 #include "ppe/core/missing_samples.h"
@@ -263,6 +264,8 @@ namespace {
             return;
         g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
         outputPathForChild(g_ppe.basePath, g_ppe.outputPath);
+        if (deferForkedChild())
+            return; // perf-ring: the child's own profile waits (forked_child.h, issue 33)
         if (!ownLiveProfileInChild()) {
             g_ppe.phase.store(Phase::Off, std::memory_order_release);
             disabled("cannot map the forked child's histogram");

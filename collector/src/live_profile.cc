@@ -79,7 +79,8 @@ LiveProfile* createLiveProfile(
     auto* base = static_cast<char*>(memory);
     auto* live = reinterpret_cast<LiveProfile*>(base);
     writeLiveHeader(live->file, plan);
-    describeOwner(live->file);
+    if (fd >= 0)
+        describeOwner(live->file); // for a recovery of the file; two reads a forked child need not pay
     auto* record = reinterpret_cast<ProfileRecord*>(base + plan.recordOffset);
     record->layout = layout;
     record->loadBias = bias;

@@ -1,5 +1,6 @@
 #include "ring_sampler.h"
 
+#include "fork_table.h"
 #include "messages.h"
 #include "perf_events.h"
 #include "sampler.h"
@@ -26,6 +27,10 @@ namespace {
     constexpr uint64_t kBufferedNs = 200'000'000; // a ring holds this much of one CPU's samples
     constexpr uint64_t kMinPeriodNs = 1'000'000;
     constexpr uint64_t kMaxPeriodNs = 50'000'000;
+    // A forked child reads its own rings once it has used this much CPU time, or lived this long
+    // (fork_table.h); its drain job looks every kChildDeferNs until then.
+    constexpr uint64_t kChildDeferNs = 20'000'000;
+    constexpr uint64_t kChildLongestNs = 1'000'000'000;
 
     struct SampleRecord { // PERF_SAMPLE_IP | PERF_SAMPLE_TID
         perf_event_header header;
@@ -63,6 +68,12 @@ namespace {
         // and its samples count only while `taking` (the sampler runs).
         std::atomic<bool> taking { false };
         bool toldOrphan = false; // "the program closed or replaced ..." said once
+        std::atomic<bool> wantOn { false }; // the sampler runs (for rings opened later)
+        // A forked child whose samples its owner's rings still hold (fork_table.h).
+        bool pendingChild = false;
+        pid_t owner = 0;
+        uint64_t bornNs = 0;
+        void (*adopt)() = nullptr;
     };
 
     State g_rings;
@@ -72,10 +83,10 @@ namespace {
         perf_event_attr attr = taskClockAttr(periodNs);
         attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
         attr.wakeup_events = 0; // nobody polls: the collector thread drains on its own period
-        if (recent) { // Linux 5.13
-            attr.inherit_thread = 1; // forked processes open their own rings...
-            attr.remove_on_exec = 1; // ...and a new image is not sampled into rings nobody reads
-        }
+        // Forked children inherit the events (no inherit_thread): their first samples land here, held
+        // for them (fork_table.h) until they open rings of their own.
+        if (recent) // Linux 5.13
+            attr.remove_on_exec = 1; // a new image is not sampled into rings nobody reads
         return attr;
     }
 
@@ -223,6 +234,26 @@ namespace {
         uint64_t fullest = 0; // bytes found in the fullest ring
     };
 
+    // A sample of another process: a forked child's, held for it while it has no rings of its own;
+    // one whose own rings have it, dropped; any other, counted as foreign.
+    void takeOther(const SampleRecord& r, DrainCounts& c)
+    {
+        switch (forkRoleOf(pid_t(r.pid), g_rings.pid)) {
+        case ForkRole::Held:
+            c.lost += holdSample(pid_t(r.pid), r.ip, pid_t(r.tid)) ? 0 : 1;
+            break;
+        case ForkRole::Elsewhere:
+            break;
+        case ForkRole::Unknown:
+            ++c.foreign;
+            break;
+        }
+    }
+
+    // A sample of a child that ended before it read its rings: the parent's program, in no thread's
+    // record (tid -1: the child's threads are not this process's).
+    void takeFolded(uintptr_t pc, pid_t, uint64_t weight) { g_rings.hooks.sample(pc, -1, weight); }
+
     // `counted`: false for a ring without a descriptor while the sampler is off (its samples are dropped).
     void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, bool counted, DrainCounts& c)
     {
@@ -231,7 +262,7 @@ namespace {
             SampleRecord r;
             copyOut(data, mask, at, &r, sizeof(r));
             if (pid_t(r.pid) != s.pid)
-                ++c.foreign;
+                takeOther(r, c);
             else if (!s.hooks.quietThread || pid_t(r.tid) != s.hooks.quietThread())
                 s.hooks.sample(uintptr_t(r.ip), pid_t(r.tid), 1);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
@@ -281,6 +312,8 @@ namespace {
         const int count = s.count.load(std::memory_order_acquire);
         for (int i = 0; i < count; ++i)
             drainRing(s.rings[i], c);
+        if (count && s.hooks.sample)
+            foldEndedChildren(s.pid, takeFolded);
         if ((c.lost || c.foreign) && s.hooks.dropped)
             s.hooks.dropped(c.lost, c.foreign);
         return c;
@@ -306,12 +339,36 @@ namespace {
         return quarter < kMinPeriodNs ? kMinPeriodNs : quarter > kMaxPeriodNs ? kMaxPeriodNs : quarter;
     }
 
+    // In a forked child, on its collector thread, once it has used kChildDeferNs of CPU time (by the
+    // process clock, which starts at 0 in a child) or lived kChildLongestNs: its own profile (adopt),
+    // and its rings drained from now on. CPU time, not wall time: a loaded machine must not make a
+    // short child pay for a profile of its own. The rings were opened at the fork (on the thread that
+    // forked: events opened on the collector thread would follow only that one), so they hold every
+    // sample since; the copies its owner held are dropped.
+    void takeOver(uint64_t nowNs)
+    {
+        State& s = g_rings;
+        timespec cpu {};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+        const uint64_t cpuNs = uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec);
+        if (cpuNs < kChildDeferNs && nowNs - s.bornNs < kChildLongestNs)
+            return;
+        s.pendingChild = false;
+        if (s.adopt)
+            s.adopt();
+        dropHeldSamples(s.pid);
+    }
+
     // On the collector thread. A ring found half full (or samples lost) halves the period; one
     // found nearly empty doubles it back, up to longestPeriodNs: more threads than CPUs or a
     // scheduler that runs the program on fewer CPUs change nothing, one CPU's samples fill one ring.
-    void drainJob(uint64_t)
+    void drainJob(uint64_t nowNs)
     {
         State& s = g_rings;
+        if (s.pendingChild) {
+            takeOver(nowNs);
+            return;
+        }
         const DrainCounts c = drainAll();
         if (s.fixedPeriodNs)
             return;
@@ -346,6 +403,7 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
     s.dataBytes = s.dataPages * s.pageBytes;
     s.fixedPeriodNs = size.drainNs;
     s.taking.store(false, std::memory_order_relaxed);
+    createForkTable(); // without it, forked children open their rings at once
     const bool opened = openAll(why);
     s.draining.store(false, std::memory_order_release);
     return opened;
@@ -354,6 +412,7 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
 void enableRings(bool on)
 {
     State& s = g_rings;
+    s.wantOn.store(on, std::memory_order_release);
     const int count = s.count.load(std::memory_order_acquire);
     bool undisabled = false; // a ring without a descriptor: its samples are gated by `taking`
     for (int i = 0; i < count; ++i) {
@@ -417,6 +476,27 @@ bool reopenRingsInChild(const char** why)
     s.taking.store(false, std::memory_order_relaxed);
     s.pid = getpid();
     return openAll(why);
+}
+
+bool deferRingsInChild(void (*adopt)())
+{
+    State& s = g_rings;
+    if (s.count.load(std::memory_order_acquire) == 0 && !s.pendingChild)
+        return false; // the parent had no rings
+    const pid_t owner = s.pendingChild ? s.owner : s.pid; // s.pid: still the parent's
+    if (!registerForkedChild(getpid(), owner))
+        return false;
+    timespec now {};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    s.bornNs = uint64_t(now.tv_sec) * 1'000'000'000 + uint64_t(now.tv_nsec);
+    // The restarted collector thread's first drain comes when the child may take over (before its
+    // thread runs: the job's period is not being read).
+    s.periodNs = kChildDeferNs;
+    setServiceJobPeriod(s.job, kChildDeferNs);
+    s.owner = owner;
+    s.adopt = adopt;
+    s.pendingChild = true;
+    return true;
 }
 
 void closeRings()

@@ -6,9 +6,11 @@
 // program's signal dispositions are untouched. Allowed at perf_event_paranoid 2 (exclude_kernel);
 // a per-task inherited event (cpu -1) would be simpler, but the kernel refuses to map its buffer.
 //
-// A forked child's samples (kernels without inherit_thread let it inherit the events, which then
-// write into the parent's rings) are dropped by pid and counted as foreign; the child opens rings of
-// its own. Samples the kernel could not write because a ring was full come as PERF_RECORD_LOST and
+// A forked child opens its own rings, read once it has used 20 ms of CPU (or lived 1 s), and
+// inherits the events: its
+// samples land in its parent's rings too, which hold them by pid until then (fork_table.h); one
+// that ends before has them counted in its parent's profile. Samples of any other process are dropped and
+// counted as foreign. Samples the kernel could not write because a ring was full come as PERF_RECORD_LOST and
 // are counted as lost.
 #pragma once
 
@@ -18,7 +20,9 @@
 namespace ppe {
 
 struct RingHooks {
-    // A sample of thread `tid` of this process at `pc`; on the draining thread, never in a signal handler.
+    // A sample of thread `tid` of this process at `pc` (-1: of a forked child that ended before it read
+    // its own rings, counted here in no thread's record); on the draining thread, never in a signal
+    // handler.
     void (*sample)(uintptr_t pc, pid_t tid, uint64_t weight);
     // Samples the drain dropped since the previous call: `lost` to full rings, `foreign` of other
     // processes. Called only when one of them is not 0.
@@ -58,8 +62,15 @@ uint64_t ringFillNs();
 bool startRingDrain(const char** why);
 
 // In a forked child: forgets the parent's rings (their mappings are not inherited, their
-// descriptors are closed) and opens the child's own. Signal-safe.
+// descriptors are closed where they are still the collector's) and opens the child's own, unless
+// they wait (deferRingsInChild). Signal-safe.
 bool reopenRingsInChild(const char** why);
+
+// In a forked child's atfork handler, before reopenRingsInChild: the child's rings are read only once
+// it has used 20 ms of CPU time or lived 1 s (its collector thread's drain job then calls `adopt`,
+// and its owner drops the samples it held for it, fork_table.h). False when they cannot wait (no rings in the parent,
+// no fork table): the child reads them at once. Signal-safe.
+bool deferRingsInChild(void (*adopt)());
 
 // Drains, closes and unmaps the rings (a drain under way on another thread finishes first).
 // Signal-safe.

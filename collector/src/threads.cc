@@ -44,6 +44,8 @@ void countThreadSample(uint64_t weight) { countSampleOf(pid_t(syscall(SYS_gettid
 
 void countSampleOf(pid_t tid, uint64_t weight)
 {
+    if (tid < 0)
+        return; // a forked child's, counted in this profile by a parent (ring_sampler.h)
     if (ThreadSlot* slot = threadSlot(tid))
         std::atomic_ref<uint64_t>(slot->samples).fetch_add(weight, std::memory_order_relaxed);
     else

@@ -29,7 +29,8 @@ ThreadSlot* threadSlot(pid_t tid);
 // Counts a sample of `weight` on the calling thread. Signal-safe, lock-free.
 void countThreadSample(uint64_t weight);
 
-// Counts a sample of `weight` on thread `tid` of this process (perf-ring's drain). Signal-safe, lock-free.
+// Counts a sample of `weight` on thread `tid` of this process (perf-ring's drain); nothing for a
+// negative `tid` (a sample of no thread of this process). Signal-safe, lock-free.
 void countSampleOf(pid_t tid, uint64_t weight);
 
 // Reads the thread's CPU time while it lives; false when it has ended. Signal-safe.

@@ -3,6 +3,7 @@
  *   descriptors dup512 FILE    FILE dup2'ed to 512, a forked child writes a line to 512
  *   descriptors pipes          close_range(3, ~0), three pipes on 512-517, a forked child writes into them
  *   descriptors count          how many files a forked child and then the parent can open
+ *   descriptors storm N MS     N children forked one after the other, each computing MS ms
  *   descriptors with-limit SOFT HARD|- MODE ARGS   MODE run again (exec) under that RLIMIT_NOFILE
  *   descriptors replace FILE   the soft descriptor limit raised to the hard one, FILE dup2'ed to 512 and over
  *                              every perf event descriptor from 512 up (the collector's), the collector
@@ -143,6 +144,22 @@ static int withLimit(int argc, char** argv)
     return 2;
 }
 
+/* CHILDREN forked one after the other, each computing MS ms and exiting; the parent waits. */
+static int storm(int children, long ms)
+{
+    int failed = 0;
+    for (int i = 0; i < children; ++i) {
+        const pid_t child = fork();
+        if (child == 0) {
+            work(ms); /* the parent does none */
+            exit(0);
+        }
+        failed += waitChild(child) != 0;
+    }
+    printf("%d children, %d failed\n", children, failed);
+    return 0;
+}
+
 /* The collector's control call, when the collector is there (preloaded or linked); bare it is absent. */
 extern int ppe_set(unsigned interval, int mode) __attribute__((weak));
 
@@ -196,8 +213,10 @@ int main(int argc, char** argv)
         return withLimit(argc, argv);
     if (!strcmp(mode, "count"))
         return count();
+    if (!strcmp(mode, "storm") && argc > 3)
+        return storm(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(mode, "replace") && argc > 2)
         return replace(argv[2]);
-    fprintf(stderr, "usage: descriptors [with-limit SOFT HARD|-] dup512 FILE | pipes | count | replace FILE\n");
+    fprintf(stderr, "usage: descriptors [with-limit SOFT HARD|-] dup512 FILE | pipes | count | storm N MS | replace FILE\n");
     return 2;
 }
