@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -281,6 +282,29 @@ namespace {
         return found;
     }
 
+    // For an interpreted script run by its name (`./run.sh` under LD_PRELOAD), the directory of the
+    // script into `directory`: the kernel ran its interpreter, whose directory (/usr/bin) the user
+    // did not name (issue 33). AT_EXECFN is the name given to execve; it names the executable itself
+    // for every other program (same device and inode), and then nothing changes.
+    bool scriptDirectory(const char* imagePath, char* directory)
+    {
+        const char* named = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
+        struct stat script { };
+        struct stat image { };
+        if (!named || !*named || stat(named, &script) != 0 || stat(imagePath, &image) != 0
+            || (script.st_dev == image.st_dev && script.st_ino == image.st_ino))
+            return false;
+        directory[0] = '\0';
+        if (named[0] != '/') {
+            if (!getcwd(directory, PATH_MAX - 1))
+                return false;
+            appendTo(directory, "/");
+        }
+        appendTo(directory, named);
+        *std::strrchr(directory, '/') = '\0';
+        return directory[0] != '\0';
+    }
+
 } // namespace
 
 unsigned chooseOutputPath(
@@ -292,13 +316,17 @@ unsigned chooseOutputPath(
     const char* directory = parts.defaultDirectory && *parts.defaultDirectory ? parts.defaultDirectory : nullptr;
     if (wanted)
         return nameFromPpeOut(wanted, imagePath, descendant, parts, path);
-    // Beside the executable is for the program the user named: the programs it runs, and its forked
-    // children, write in the current directory (a directory they merely run from may be /usr/bin).
+    // Beside the executable is for the program the user named (beside the script, when that was an
+    // interpreted script): the programs it runs, and its forked children, write in the current
+    // directory (a directory they merely run from may be /usr/bin).
     char cwd[PATH_MAX];
     if (!directory && descendant && getcwd(cwd, sizeof(cwd)))
         directory = cwd;
+    char script[PATH_MAX];
+    if (!directory && scriptDirectory(imagePath, script))
+        directory = script;
     defaultName(imagePath, directory, descendant, parts.rank, path);
-    if (!directory && getcwd(cwd, sizeof(cwd)))
+    if ((!directory || directory == script) && getcwd(cwd, sizeof(cwd)))
         defaultName(imagePath, cwd, true, nullptr, g_childTemplate);
     return 0;
 }

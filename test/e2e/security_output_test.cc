@@ -444,6 +444,32 @@ namespace {
         EXPECT_EQ(forks, 2) << run.err;
     }
 
+    // A script run by its name under LD_PRELOAD: the kernel runs its interpreter, but the user named
+    // the script, so the interpreter's profile lies beside the script, never beside the interpreter
+    // (a shell script run so as root used to leave bash.ppe in /usr/bin).
+    TEST_F(SecurityOutputTest, AScriptRunByNameWritesBesideTheScript)
+    {
+        const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
+        const std::string scripts = m_dir.file("scripts");
+        fs::create_directory(system);
+        fs::create_directory(scripts);
+        fs::copy_file("/bin/sh", system + "/sh");
+        ASSERT_EQ(chmod((system + "/sh").c_str(), 0755), 0);
+        const std::string script = scripts + "/run.sh";
+        {
+            std::ofstream out(script);
+            out << "#!" << system << "/sh\ni=0\nwhile [ $i -lt 20000 ]; do i=$((i+1)); done\n";
+        }
+        ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+        std::vector<EnvChange> env = victimEnvironment("");
+        env[2] = { "PPE_OUT", "", true };
+        const RunResult run = runProgram({ script }, env, m_work);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        EXPECT_EQ(namesIn(system), (std::vector<std::string> { "sh" })) << run.err;
+        EXPECT_EQ(namesIn(scripts), (std::vector<std::string> { "run.sh", "sh.ppe" })) << run.err;
+        expectProfile(scripts + "/sh.ppe", run);
+    }
+
     // The first process's own forked child is not what the user named either: it writes in the
     // first process's current directory, not beside the executable as NAME.PID.ppe.
     TEST_F(SecurityOutputTest, AForkedChildOfTheFirstProcessWritesInItsDirectory)
