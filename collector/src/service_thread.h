@@ -1,7 +1,10 @@
 // The collector thread: a small service loop for the collector's work that must not run in a
-// signal handler on a sampled program thread. Today it writes checkpoints (PPE_CHECKPOINT); later
-// jobs plug into the same table: draining a perf ring buffer, reading the place of blocked threads
-// from /proc/self/task/TID/syscall, a snapshot when a signal asks for one (requestServiceJob).
+// signal handler on a sampled program thread, or on the program's stacks: the live file's state,
+// checkpoints and snapshots (checkpoints.h), draining perf-ring's buffers (ring_sampler.h), the
+// scan of blocked threads (blocked_scan.h), and at the end the final profile, which an ending
+// signal, _exit, exec or exit hands it (runEndingOnServiceThread, process_end.h). It is parked
+// (gone from the process) around unshare and setns, which the kernel refuses to a process of
+// several threads (parkServiceThread, interpose.cc).
 //
 // It is started only when a job is asked for, and is a guest in the program: it blocks every
 // signal (no signal of the program or of the sampler is ever delivered to it, and its samples are
