@@ -335,7 +335,8 @@ namespace ppe::testing {
 namespace {
 
     // A full disk at the end: one clear message, the previous profile intact, no temporary file left,
-    // the program's exit status unchanged; and no SIGBUS from a live file the disk cannot hold.
+    // the profile in the current directory instead, the program's exit status unchanged; and no
+    // SIGBUS from a live file the disk cannot hold.
     TEST(DiskFullTest, ThePreviousProfileStaysAndTheStatusIsUnchanged)
     {
         TempDir dir;
@@ -355,12 +356,18 @@ namespace {
             while (filler.write(block.data(), block.size()) && filler.flush()) { }
         }
         const RunResult bare = runProgram({ PPE_ENDINGS, "exit" }, { { "PPE_ON", "", true } });
-        const RunResult full = runProgram({ PPE_LAUNCHER, "-o", previous, PPE_ENDINGS, "exit" });
+        const RunResult full = runProgram({ PPE_LAUNCHER, "-o", previous, PPE_ENDINGS, "exit" }, {}, dir.path());
         EXPECT_TRUE(full.exited);
         EXPECT_EQ(full.status, bare.status) << full.err;
         EXPECT_EQ(readFile(previous), "the previous profile\n");
-        EXPECT_NE(full.err.find("ppe: cannot write " + previous + ": No space left on device"), std::string::npos)
+        // Nothing is lost: the profile goes to the current directory, saying why in one line.
+        const std::string fallback = dir.file("run.ppe");
+        EXPECT_NE(full.err.find("ppe: cannot write " + previous
+                      + " (No space left on device): writing to the current directory as " + fallback),
+            std::string::npos)
             << full.err;
+        const auto written = readProfile(fallback);
+        EXPECT_TRUE(written && written->status == ProfileStatus::Complete) << full.err;
         EXPECT_NE(full.err.find("ppe: no live file next to"), std::string::npos) << full.err;
         for (const auto& entry : std::filesystem::directory_iterator(mnt)) {
             const std::string name = entry.path().filename().string();
