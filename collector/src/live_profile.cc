@@ -1,5 +1,7 @@
 #include "live_profile.h"
 
+#include "task_list.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -16,7 +18,8 @@ namespace {
     size_t readSmall(const char* path, char* out, size_t capacity)
     {
         size_t used = 0;
-        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        const Transient file = openTransient(path, O_RDONLY); // may be on the collector thread
+        const int fd = file.fd;
         if (fd < 0) {
             out[0] = '\0';
             return 0;
@@ -29,7 +32,7 @@ namespace {
                 break;
             used += size_t(n);
         }
-        close(fd);
+        closeTransient(file);
         out[used] = '\0';
         return used;
     }

@@ -1,5 +1,7 @@
 #include "perf_events.h"
 
+#include "task_list.h"
+
 #include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@ namespace {
 
     constexpr int kHighFd = 512; // the collector's descriptors stay out of the way of small numbers
     constexpr int kMaxOwned = 2048; // rings (one a CPU, at most 1024) and perf-task-clock's events
+    constexpr rlim_t kSmallestTop = 1024; // a table this large is rarely filled
 
     struct Owned {
         int fd = -1;
@@ -35,7 +38,8 @@ namespace {
     // The highest descriptor open now (/proc/self/fd; -1 when it cannot be read).
     int highestDescriptor()
     {
-        const int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const Transient opened = openTransient("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+        const int dir = opened.fd;
         if (dir < 0)
             return -1;
         int highest = -1;
@@ -52,7 +56,7 @@ namespace {
                 at += entry->d_reclen;
             }
         }
-        close(dir);
+        closeTransient(opened);
         return highest;
     }
 
@@ -69,12 +73,16 @@ namespace {
 
     // `fd` moved to the highest free number below the soft limit (close-on-exec), for an event that
     // needs its descriptor where the limits leave no room above: only a program that fills its whole
-    // table sees it. `fd` itself when no such number is found among the top 64.
+    // table sees it. -1 with EMFILE (`fd` closed) when the table is small or its top 64 are in use.
     int placeAtTop(int fd)
     {
         rlimit limit {};
-        if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > rlim_t(0x7fffffff))
-            return fd;
+        if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > rlim_t(0x7fffffff)
+            || limit.rlim_cur < kSmallestTop) {
+            close(fd);
+            errno = EMFILE;
+            return -1;
+        }
         for (int n = int(limit.rlim_cur) - 1, tries = 0; n > fd && tries < 64; --n, ++tries) {
             if (fcntl(n, F_GETFD) >= 0 || errno != EBADF)
                 continue; // in use: never dup over it
@@ -83,7 +91,9 @@ namespace {
                 return n;
             }
         }
-        return fd;
+        close(fd);
+        errno = EMFILE;
+        return -1;
     }
 
     bool remember(int fd)

@@ -31,13 +31,19 @@ void endPerfPlacement();
 // perf_event_open(attr, tid, cpu), close-on-exec, its descriptor placed as above (in the placement
 // under way, or one of its own) and registered; -1 with errno on failure. Where the hard limit leaves
 // no room above the soft limit (perf-task-clock's per-thread events need their descriptors: only a
-// ring can live on its mapping), the highest free number below the soft limit. Signal-safe.
+// ring can live on its mapping), the highest free number below a soft limit of at least 1024 (a
+// program must fill its table to see it); below a smaller one, a program that opens a few files
+// would: -1 with errno EMFILE (perfNoRoom). Signal-safe.
 int openPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
 
 // perf_event_open(attr, tid, cpu) at whatever number the kernel gives (the lowest free one), not
 // registered: for a caller that maps the event and closes the descriptor before the program runs
 // again (perf-ring without room). -1 with errno on failure. Signal-safe.
 int openTransientPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
+
+// Why openPerfEvent failed with EMFILE: the program's descriptor limits leave it no number.
+inline constexpr const char* perfNoRoom = "no descriptor for perf-task-clock's events that the program could not "
+                                          "use (RLIMIT_NOFILE: the hard limit is the soft one, and that is small)";
 
 // True when `fd` is still the event the collector opened there (its id matches). Signal-safe.
 bool ownsPerfEvent(int fd);

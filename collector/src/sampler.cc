@@ -310,6 +310,7 @@ namespace {
             }
             if (tids[i] == currentTid()) {
                 *why = errno == EACCES || errno == EPERM ? "perf events not permitted (kernel.perf_event_paranoid > 2?)"
+                    : errno == EMFILE                    ? perfNoRoom // perf_events.h
                                                          : "perf_event_open failed (kernel older than 5.13?)";
                 closePerfEvents();
                 return false;

@@ -42,9 +42,29 @@ namespace {
 
 } // namespace
 
+Transient openTransient(const char* path, int flags)
+{
+    Transient t;
+    t.fd = open(path, flags | O_CLOEXEC);
+    struct stat st { };
+    if (t.fd >= 0 && fstat(t.fd, &st) == 0) {
+        t.dev = st.st_dev;
+        t.ino = st.st_ino;
+    }
+    return t;
+}
+
+void closeTransient(const Transient& opened)
+{
+    struct stat st { };
+    if (opened.fd >= 0 && fstat(opened.fd, &st) == 0 && st.st_dev == opened.dev && st.st_ino == opened.ino)
+        close(opened.fd);
+}
+
 int listThreads(pid_t* out, int capacity)
 {
-    const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const Transient dir = openTransient("/proc/self/task", O_RDONLY | O_DIRECTORY);
+    const int fd = dir.fd;
     if (fd < 0)
         return -1;
     alignas(8) char buffer[4096];
@@ -58,7 +78,7 @@ int listThreads(pid_t* out, int capacity)
             at += entry->d_reclen;
         }
     }
-    close(fd);
+    closeTransient(dir);
     return count;
 }
 
@@ -68,11 +88,11 @@ long readTaskFile(pid_t tid, const char* leaf, char* text, size_t size)
         return -1;
     char path[64];
     taskPath(path, sizeof(path), tid, leaf);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    const Transient file = openTransient(path, O_RDONLY);
+    if (file.fd < 0)
         return -1;
-    const long got = read(fd, text, size - 1);
-    close(fd);
+    const long got = read(file.fd, text, size - 1);
+    closeTransient(file);
     text[got > 0 ? got : 0] = '\0';
     return got;
 }
