@@ -217,6 +217,7 @@ int main(int argc, char** argv)
         return storm(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(mode, "replace") && argc > 2)
         return replace(argv[2]);
-    fprintf(stderr, "usage: descriptors [with-limit SOFT HARD|-] dup512 FILE | pipes | count | storm N MS | replace FILE\n");
+    fprintf(stderr,
+        "usage: descriptors [with-limit SOFT HARD|-] dup512 FILE | pipes | count | storm N MS | replace FILE\n");
     return 2;
 }
