@@ -64,9 +64,6 @@ namespace {
         kTimed = 4,
         // Waits in nanosleep: PPE_TIMER=posix interrupts waits in real-time mode by design (user guide §4).
         kWaitsInNanosleep = 8,
-        // Fills a table whose hard limit leaves no room above the soft one: perf-task-clock's events then
-        // take the highest free numbers below it (docs/performance.md, "Descriptors").
-        kFillsAFullTable = 16,
     };
 
     struct Case {
@@ -107,9 +104,9 @@ namespace {
             { "lowest_free_descriptor", "lowest_fd", { "lowest" } },
             { "close_loop_keeps_new_descriptor", "lowest_fd", { "close-loop" } },
             { "nofile_soft", "low_nofile", { "soft" } },
-            { "nofile_hard", "low_nofile", { "hard" }, kFillsAFullTable },
+            { "nofile_hard", "low_nofile", { "hard" } },
             { "nofile_soft_exec", "low_nofile", { "soft-exec" } },
-            { "nofile_hard_exec", "low_nofile", { "hard-exec" }, kFillsAFullTable },
+            { "nofile_hard_exec", "low_nofile", { "hard-exec" } },
             { "nofile_raised_after_start", "low_nofile", { "raise-exec" } },
             { "unshare_user", "userns", { "main" }, kBareMustSucceed },
             { "unshare_user_child", "userns", { "child" }, kBareMustSucceed },
@@ -215,6 +212,10 @@ namespace {
         return err.substr(from, err.find(',', from) - from);
     }
 
+    // The collector stepped aside in a process, saying so ("ppe: disabled: no descriptor for
+    // perf-task-clock's events ..."): that process writes no profile.
+    bool steppedAside(const std::string& err) { return err.find("ppe: disabled: ") != std::string::npos; }
+
     // Why this machine does not run `timer`; "" when it does (then the run itself is checked too).
     std::string refusal(const Timer& timer)
     {
@@ -262,9 +263,6 @@ namespace {
             GTEST_SKIP() << what << ": " << why;
         if ((c.flags & kWaitsInNanosleep) && std::string(timer.option) == "posix")
             GTEST_SKIP() << what << ": the POSIX timer interrupts waits in real-time mode, as the user guide says (§4)";
-        if ((c.flags & kFillsAFullTable) && std::string(timer.option) == "perf")
-            GTEST_SKIP() << what << ": perf-task-clock's events take the highest free descriptors where the hard limit "
-                         << "leaves no room above the soft one, as docs/performance.md says (Descriptors)";
         TempDir bareDir, dir;
         const TimedRun bare = runBare(c, bareDir);
         if ((c.flags & kBareMustSucceed) && !(bare.result.exited && bare.result.status == 0))
@@ -287,7 +285,7 @@ namespace {
         if (!profiles(start)) {
             EXPECT_FALSE(fileExists(out)) << what << ": a profile without PPE_ON";
             EXPECT_EQ(p.err, bare.result.err) << what << ": the collector spoke without PPE_ON";
-        } else if (!(start == Start::Static && (c.flags & kExitsInHandler))) {
+        } else if (!(start == Start::Static && (c.flags & kExitsInHandler)) && !steppedAside(p.err)) {
             expectCompleteProfile(c, out, bare.result, what, p);
         }
     }
