@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <csignal>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace ppe {
 
@@ -42,7 +44,7 @@ namespace {
         slot.held.store(0, std::memory_order_release);
     }
 
-    bool ended(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+    bool ended(pid_t pid) { return syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH; }
 
 } // namespace
 

@@ -35,6 +35,29 @@ namespace {
 
     Placement g_placement;
 
+    // RLIMIT_NOFILE read and set by raw system calls (prlimit64's 64-bit fields on every ABI): no
+    // new import for libppe (test/install), and no wrapper a program may have interposed.
+    struct Limit64 {
+        uint64_t cur, max;
+    };
+
+    bool readLimit(rlimit* limit)
+    {
+        Limit64 got {};
+        if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, &got) != 0)
+            return false;
+        limit->rlim_cur = got.cur == ~uint64_t(0) ? RLIM_INFINITY : rlim_t(got.cur);
+        limit->rlim_max = got.max == ~uint64_t(0) ? RLIM_INFINITY : rlim_t(got.max);
+        return true;
+    }
+
+    bool writeLimit(const rlimit& limit)
+    {
+        const Limit64 set { limit.rlim_cur == RLIM_INFINITY ? ~uint64_t(0) : uint64_t(limit.rlim_cur),
+            limit.rlim_max == RLIM_INFINITY ? ~uint64_t(0) : uint64_t(limit.rlim_max) };
+        return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &set, nullptr) == 0;
+    }
+
     // The highest descriptor open now (/proc/self/fd; -1 when it cannot be read).
     int highestDescriptor()
     {
@@ -77,8 +100,7 @@ namespace {
     int placeAtTop(int fd)
     {
         rlimit limit {};
-        if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > rlim_t(0x7fffffff)
-            || limit.rlim_cur < kSmallestTop) {
+        if (!readLimit(&limit) || limit.rlim_cur > rlim_t(0x7fffffff) || limit.rlim_cur < kSmallestTop) {
             close(fd);
             errno = EMFILE;
             return -1;
@@ -86,7 +108,7 @@ namespace {
         for (int n = int(limit.rlim_cur) - 1, tries = 0; n > fd && tries < 64; --n, ++tries) {
             if (fcntl(n, F_GETFD) >= 0 || errno != EBADF)
                 continue; // in use: never dup over it
-            if (dup3(fd, n, O_CLOEXEC) == n) {
+            if (syscall(SYS_dup3, fd, n, O_CLOEXEC) == n) {
                 close(fd);
                 return n;
             }
@@ -128,7 +150,7 @@ namespace {
     void endPlacement()
     {
         if (g_placement.active)
-            setrlimit(RLIMIT_NOFILE, &g_placement.saved); // exactly as it was
+            writeLimit(g_placement.saved); // exactly as it was
         g_placement.active = false;
     }
 
@@ -138,7 +160,7 @@ namespace {
     bool beginPlacement(int count)
     {
         rlimit limit {};
-        if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        if (!readLimit(&limit))
             return false;
         const rlim_t soft = limit.rlim_cur;
         rlim_t base = soft > rlim_t(kHighFd) ? soft : rlim_t(kHighFd);
@@ -149,7 +171,7 @@ namespace {
         if (base > rlim_t(0x7fffffff) - rlim_t(count) || (limit.rlim_max != RLIM_INFINITY && needed > limit.rlim_max))
             return false;
         rlimit raised { needed, limit.rlim_max };
-        if (setrlimit(RLIMIT_NOFILE, &raised) != 0)
+        if (!writeLimit(raised))
             return false; // e.g. above fs.nr_open
         g_placement = Placement { true, limit, int(base) };
         return true;
