@@ -74,14 +74,16 @@ namespace {
         return out;
     }
 
-    // NT_GNU_BUILD_ID in the PT_NOTE segments.
-    std::string buildIdOf(int fd, const Fields& ph, bool bigEndian, bool is64, uint64_t count, uint64_t entrySize)
+    // NT_GNU_BUILD_ID in the PT_NOTE segments; `address` gets the link-time address of its bytes.
+    std::string buildIdOf(
+        int fd, const Fields& ph, bool bigEndian, bool is64, uint64_t count, uint64_t entrySize, uint64_t& address)
     {
         for (uint64_t i = 0; i < count && ph.has(i * entrySize, entrySize); ++i) {
             const uint64_t p = i * entrySize;
             if (ph.get(p, 4) != PT_NOTE)
                 continue;
             const uint64_t offset = is64 ? ph.get(p + 8, 8) : ph.get(p + 4, 4);
+            const uint64_t vaddr = is64 ? ph.get(p + 16, 8) : ph.get(p + 8, 4);
             const uint64_t size = is64 ? ph.get(p + 32, 8) : ph.get(p + 16, 4);
             const std::string notes = readAt(fd, offset, size_t(std::min<uint64_t>(size, 1 << 16)));
             const Fields n { notes, bigEndian };
@@ -90,8 +92,10 @@ namespace {
                 const uint64_t desc = at + 12 + ((nameSize + 3) & ~3ull);
                 if (!n.has(desc, descSize))
                     break;
-                if (type == NT_GNU_BUILD_ID && nameSize == 4 && notes.compare(at + 12, 3, "GNU") == 0)
+                if (type == NT_GNU_BUILD_ID && nameSize == 4 && notes.compare(at + 12, 3, "GNU") == 0) {
+                    address = vaddr ? vaddr + desc : 0;
                     return notes.substr(desc, descSize);
+                }
                 at = desc + ((descSize + 3) & ~3ull);
             }
         }
@@ -125,10 +129,12 @@ static Result<ElfImage> parse(int fd, const std::string& path)
     const std::string table = readAt(fd, phoff, size_t(entrySize * count));
     const Fields ph { table, image.bigEndian };
     image.segments = segmentsOf(ph, image.is64, count, entrySize);
-    image.buildId = buildIdOf(fd, ph, image.bigEndian, image.is64, count, entrySize);
+    image.buildId = buildIdOf(fd, ph, image.bigEndian, image.is64, count, entrySize, image.buildIdAddress);
     uint64_t start = 0, end = 0;
     if (!image.executableRange(start, end))
         return bad(path, "no executable segment");
+    if (uint64_t entryOffset = 0; image.entry && image.fileOffsetOf(image.entry, entryOffset))
+        image.entryBytes = readAt(fd, entryOffset, 16);
     return image;
 }
 

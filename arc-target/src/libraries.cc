@@ -32,6 +32,11 @@ Result<std::vector<Library>> parseLibraryList(std::string_view xml, const std::s
 
 std::optional<uint64_t> auxvEntry(std::string_view auxv, bool is64, bool bigEndian)
 {
+    return auxvValue(auxv, AT_ENTRY, is64, bigEndian);
+}
+
+std::optional<uint64_t> auxvValue(std::string_view auxv, uint64_t wanted, bool is64, bool bigEndian)
+{
     const size_t word = is64 ? 8 : 4;
     auto at = [&](size_t offset) {
         std::string_view bytes = auxv.substr(offset, word);
@@ -41,7 +46,7 @@ std::optional<uint64_t> auxvEntry(std::string_view auxv, bool is64, bool bigEndi
         const uint64_t type = at(offset);
         if (type == AT_NULL)
             break;
-        if (type == AT_ENTRY)
+        if (type == wanted)
             return at(offset + word);
     }
     return std::nullopt;

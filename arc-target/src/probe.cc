@@ -1,6 +1,7 @@
 #include "ppe/gdbremote/probe.h"
 
 #include "ppe/gdbremote/hex.h"
+#include "ppe/gdbremote/target_control.h"
 
 #include <thread>
 
@@ -35,34 +36,14 @@ static Result<TargetDescription> description(Session& session, const ProbeOption
     return session.readTargetDescription();
 }
 
-// Interrupts the running target: 0x03 first; if that did not stop it within interruptWait, the
-// fallback, from then on directly.
-static Result<StopReply> interrupt(Session& session, const ProbeOptions& options, ProbeResult& result)
+// One stop/continue cycle through the target control, which owns how the target is stopped.
+static Status cycle(TargetControl& control, PcReader& reader, const ProbeOptions& options, ProbeResult& result)
 {
-    if (!result.interruptByte || *result.interruptByte) {
-        bool known = result.interruptByte.has_value();
-        if (auto sent = session.interrupt(); !sent)
-            return sent.error();
-        auto stop = session.waitForStop(known ? std::chrono::milliseconds(5000) : options.interruptWait);
-        if (stop && stop->stopped())
-            result.interruptByte = true;
-        if (stop || known)
-            return stop;
-        result.interruptByte = false;
-    }
-    if (!options.fallbackInterrupt)
-        return Error { session.peer(), 0, "the server ignored 0x03 and no other way to stop it was given" };
-    if (auto sent = options.fallbackInterrupt(); !sent)
-        return sent.error();
-    return session.waitForStop(std::chrono::milliseconds(5000));
-}
-
-static Status cycle(Session& session, PcReader& reader, const ProbeOptions& options, ProbeResult& result)
-{
-    if (auto resumed = session.resume(); !resumed)
+    if (auto resumed = control.resume(); !resumed)
         return resumed;
     std::this_thread::sleep_for(options.runFor);
-    auto stop = interrupt(session, options, result);
+    auto stop = control.stop();
+    result.interruptByte = control.interruptByte();
     if (!stop)
         return stop.error();
     if (stop->ended()) {
@@ -113,15 +94,20 @@ Result<ProbeResult> probeSession(Session& session, const ProbeOptions& options)
     if (!first)
         return first.error();
     result.pcs.push_back(*first);
+    ControlOptions control;
+    control.interruptWait = options.interruptWait;
+    control.fallbackInterrupt = options.fallbackInterrupt;
+    control.signalLocalProgram = false; // a probe records what the server does by itself
+    TargetControl target(session, control);
     for (int i = 0; i < options.stops && !result.exit; ++i) {
-        if (auto done = cycle(session, reader, options, result); !done) {
-            (void)session.detach(); // best effort: never leave the target stopped
+        if (auto done = cycle(target, reader, options, result); !done) {
+            (void)target.detach(); // best effort: never leave the target stopped
             return done.error();
         }
     }
     if (result.exit)
         return result;
-    auto end = options.kill ? session.kill() : session.detach();
+    auto end = options.kill ? target.kill() : target.detach();
     if (!end)
         return end.error();
     return result;

@@ -1,7 +1,9 @@
 #include "ppe/arc/sample_run.h"
 
+#include "ppe/arc/image_check.h"
 #include "ppe/arc/remote_profile.h"
 #include "ppe/gdbremote/hex.h"
+#include "ppe/gdbremote/target_control.h"
 
 #include <cerrno>
 #include <climits>
@@ -19,11 +21,43 @@ using namespace gdbremote;
 
 namespace {
 
-    // Starts `command` through the shell (exec'd, so that the child is the server itself) in a
-    // process group of its own: a Ctrl-C at the terminal reaches ppe-arc, which detaches cleanly,
-    // and not the server.
+    // The first shell operator of `command` outside quotes (`;`, `&`, `|`, a newline, a
+    // parenthesis), 0 when it is one simple command.
+    char shellOperator(const std::string& command)
+    {
+        char quote = 0;
+        for (size_t i = 0; i < command.size(); ++i) {
+            const char c = command[i];
+            if (c == '\\' && quote != '\'') {
+                ++i;
+                continue;
+            }
+            if (quote) {
+                quote = c == quote ? 0 : quote;
+                continue;
+            }
+            const bool redirection = (c == '&' || c == '|') // 2>&1, &>FILE, >|FILE
+                && ((i > 0 && (command[i - 1] == '>' || command[i - 1] == '<'))
+                    || (i + 1 < command.size() && command[i + 1] == '>'));
+            if (c == '\'' || c == '"')
+                quote = c;
+            else if (!redirection && (c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')'))
+                return c;
+        }
+        return 0;
+    }
+
+    // Starts `command` through the shell (exec'd, so that the child is the server itself and a
+    // SIGINT to it stops the target) in a process group of its own: a Ctrl-C at the terminal
+    // reaches ppe-arc, which detaches cleanly, and not the server. `exec` would drop whatever
+    // follows a `;` or `&&`: such a command is refused.
     Result<pid_t> spawnServer(const std::string& command)
     {
+        if (const char op = shellOperator(command))
+            return Error { {}, 0,
+                "--spawn takes one server command, run with exec so that ppe-arc can signal the server; `"
+                    + std::string(1, op == '\n' ? ' ' : op)
+                    + "` would drop what follows: put the commands in a script that ends with `exec SERVER ...`" };
         std::string line = "exec " + command;
         char* argv[] = { const_cast<char*>("sh"), const_cast<char*>("-c"), line.data(), nullptr };
         posix_spawnattr_t attr;
@@ -40,12 +74,13 @@ namespace {
 
     bool exited(pid_t pid) { return pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == pid; }
 
-    // Connects, retrying for a server still starting (and not once a spawned one has ended).
+    // Connects; a refused connection is retried only for a server ppe-arc started (--spawn), which
+    // may still be starting, and not once it has ended.
     Result<Session> connectSoon(const SampleRequest& r, pid_t server)
     {
         const auto until = Clock::now() + std::chrono::milliseconds(int64_t(r.connectSeconds * 1000));
         auto session = Session::connect(r.remote, std::chrono::milliseconds(3000));
-        while (!session && Clock::now() < until && !exited(server)) {
+        while (!session && server > 0 && Clock::now() < until && !exited(server)) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             session = Session::connect(r.remote, std::chrono::milliseconds(3000));
         }
@@ -105,7 +140,7 @@ namespace {
             return Error { p.description.documents.front(), 0,
                 "no register named pc, rip or eip (architecture " + p.description.architecture + ")" };
         p.pc = *pc;
-        auto bias = readLoadBias(session, p.elf);
+        auto bias = checkImage(session, p.elf, p.description.architecture);
         if (!bias)
             return bias.error();
         p.loadBias = *bias;
@@ -166,10 +201,7 @@ static RemoteRun describeRun(
     run.mode = result.nonStop ? "halt-and-read (non-stop: one thread a sample, round-robin)"
         : result.everyThread  ? "halt-and-read (all-stop: every thread's PC at each stop)"
                               : "halt-and-read (all-stop: the stopped thread's PC)";
-    run.interrupt = result.nonStop ? "vCont;t:TID (non-stop)"
-        : !result.interruptByte    ? "none needed"
-        : *result.interruptByte    ? "0x03"
-                                   : "SIGINT to the server process";
+    run.interrupt = result.nonStop ? "vCont;t:TID (non-stop)" : result.stopMeans;
     run.command = r.command;
     run.pid = p.pid;
     return run;
@@ -205,14 +237,15 @@ static std::string intrusionNote(const SamplingResult& result)
 }
 
 // Samples through a prepared session into the outcome's .ppe text.
-static void sampleInto(Session& session, PcReader& reader, const SampleRequest& r, Prepared& p, pid_t server,
+static void sampleInto(TargetControl& control, PcReader& reader, const SampleRequest& r, Prepared& p, pid_t server,
     const std::atomic<bool>& stop, SampleOutcome& out)
 {
+    Session& session = control.session();
     const auto interval = std::chrono::microseconds(int64_t(r.intervalMs * 1000));
     auto profile = RemoteProfile::create(p.elf, p.loadBias, uint64_t(r.intervalMs * 10000), r.memPages * 512);
     if (!profile) {
         out.error = profile.error().str();
-        (void)session.detach();
+        (void)control.detach();
         return;
     }
     std::vector<Library> libraries;
@@ -221,7 +254,7 @@ static void sampleInto(Session& session, PcReader& reader, const SampleRequest& 
     options.interval = interval;
     options.duration = std::chrono::microseconds(int64_t(r.durationSeconds * 1e6));
     options.seed = r.seedGiven ? r.seed : 0;
-    options.fallbackInterrupt = signalling(server);
+    (void)server; // the control's fallback signals it
     options.stop = &stop;
     options.everyThread = r.everyThread;
     // The library list is read again at the end and, at most ten times a second, when a PC lies
@@ -236,7 +269,7 @@ static void sampleInto(Session& session, PcReader& reader, const SampleRequest& 
             libraries = std::move(*list);
     };
     const int64_t start = int64_t(std::time(nullptr));
-    SamplingResult result = arc::sample(session, reader, options, [&profile](uint64_t pc) { profile->add(pc); });
+    SamplingResult result = arc::sample(control, reader, options, [&profile](uint64_t pc) { profile->add(pc); });
     RemoteRun run = describeRun(r, session, p, result);
     run.startTime = start;
     out.text = profile->text(run, result, libraries);
@@ -264,21 +297,24 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
     auto session = connectSoon(r, server);
     if (!session)
         return out.error = session.error().str(), out;
+    ControlOptions controlOptions;
+    controlOptions.fallbackInterrupt = signalling(server);
+    TargetControl control(*session, controlOptions);
     if (auto ready = prepare(*session, r, p); !ready) {
         out.error = ready.error().str();
-        (void)session->detach(); // never leave the program stopped
+        (void)control.detach(); // never leave the program stopped
         return out;
     }
     PcReader reader(*session, p.pc, p.elf.bigEndian);
     auto probe = reader.probe();
     if (!probe) {
         out.error = probe.error().str();
-        (void)session->detach();
+        (void)control.detach();
         return out;
     }
     p.probe = *probe;
     out.notes.push_back(p.modeNote);
-    sampleInto(*session, reader, r, p, server, stop, out);
+    sampleInto(control, reader, r, p, server, stop, out);
     return out;
 }
 

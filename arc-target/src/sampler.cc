@@ -42,9 +42,10 @@ namespace {
 
     class Loop {
     public:
-        Loop(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
+        Loop(gdbremote::TargetControl& control, gdbremote::PcReader& reader, const SamplerOptions& options,
             const std::function<void(uint64_t)>& sample)
-            : m_session(session)
+            : m_control(control)
+            , m_session(control.session())
             , m_reader(reader)
             , m_options(options)
             , m_sample(sample)
@@ -59,7 +60,6 @@ namespace {
         Clock::time_point tick(uint64_t k);
         Result<Wake> runUntil(Clock::time_point when);
         Result<StopReply> interruptTarget();
-        Result<StopReply> probeInterrupt();
         Status sampleOnce(bool last);
         Status readThreads(const StopReply& stop, bool last);
         void count(uint64_t pc, bool last);
@@ -71,6 +71,7 @@ namespace {
         Status stopAndDetach();
         void fail(const Error& error);
 
+        gdbremote::TargetControl& m_control;
         gdbremote::Session& m_session;
         gdbremote::PcReader& m_reader;
         const SamplerOptions& m_options;
@@ -110,39 +111,13 @@ namespace {
         return stopAsked() ? Wake::StopAsked : Wake::Deadline;
     }
 
-    // The first interrupt finds out whether 0x03 stops the target; a server that ignores it gets the
-    // fallback from then on.
-    Result<StopReply> Loop::probeInterrupt()
-    {
-        m_interrupted = Clock::now();
-        if (auto sent = m_session.interrupt(); !sent)
-            return sent.error();
-        auto got = m_session.incoming(Clock::now() + m_options.interruptWait);
-        if (!got)
-            return got.error();
-        m_result.interruptByte = *got;
-        if (*got)
-            return m_session.waitForStop(m_options.stopWait);
-        if (!m_options.fallbackInterrupt)
-            return Error { m_session.peer(), 0,
-                "the server ignores 0x03 while the target runs: start it with --spawn so that ppe-arc can signal it" };
-        m_interrupted = Clock::now(); // the target ran on while 0x03 was ignored
-        if (auto sent = m_options.fallbackInterrupt(); !sent)
-            return sent.error();
-        return m_session.waitForStop(m_options.stopWait);
-    }
-
-    // The target's stop; when it had ended instead, its exit is recorded (the caller sees ended()).
+    // The target's stop by the means TargetControl found; when it had ended instead, its exit is
+    // recorded (the caller sees ended()).
     Result<StopReply> Loop::interruptTarget()
     {
-        const auto byKnownMeans = [this]() -> Result<StopReply> {
-            m_interrupted = Clock::now();
-            auto sent = *m_result.interruptByte ? m_session.interrupt() : m_options.fallbackInterrupt();
-            if (!sent)
-                return sent.error();
-            return m_session.waitForStop(m_options.stopWait);
-        };
-        Result<StopReply> stop = m_result.interruptByte ? byKnownMeans() : probeInterrupt();
+        Result<StopReply> stop = m_control.stop();
+        m_interrupted = m_control.interruptSent();
+        m_result.interruptByte = m_control.interruptByte();
         if (stop && stop->ended())
             m_result.exit = *stop;
         return stop;
@@ -151,7 +126,7 @@ namespace {
     // A stop the target made by itself while running: it ended, or the program got a signal.
     Status Loop::ownStop()
     {
-        auto stop = m_session.waitForStop(m_options.stopWait);
+        auto stop = m_control.ownStop();
         if (!stop)
             return stop.error();
         if (stop->ended()) {
@@ -161,7 +136,7 @@ namespace {
         if (m_session.nonStop())
             return passOn(*stop);
         ++m_result.programSignals;
-        return m_session.resume(programSignal(*stop));
+        return m_control.resume(programSignal(*stop));
     }
 
     // Non-stop mode: a thread's own stop (a signal of the program) runs it again with its signal.
@@ -221,7 +196,7 @@ namespace {
             return read;
         if (m_options.whileStopped && last)
             m_options.whileStopped(true, 0);
-        auto next = last ? m_session.detach() : m_session.resume(signal);
+        auto next = last ? m_control.detach() : m_control.resume(signal);
         m_result.stopSeconds.push_back(seconds(Clock::now() - m_interrupted));
         m_result.detached = last && next.ok();
         return next;
@@ -311,7 +286,7 @@ namespace {
         }
         if (m_options.whileStopped && last)
             m_options.whileStopped(true, 0);
-        auto next = last ? m_session.detach()
+        auto next = last ? m_control.detach()
             : *stop      ? m_session.resumeThread(*thread, programSignal(**stop))
                          : Status(std::monostate {});
         if (*stop) {
@@ -322,34 +297,31 @@ namespace {
         return next;
     }
 
+    // Ends sampling with the program running on; in all-stop mode the last library list is read
+    // while it stands stopped for the detach.
     Status Loop::stopAndDetach()
     {
-        if (m_session.nonStop()) { // gdbserver stops the threads itself to detach
-            auto detached = m_session.detach();
-            m_result.detached = detached.ok();
-            return detached;
+        if (m_control.running() && !m_session.nonStop()) {
+            auto stop = interruptTarget();
+            if (!stop)
+                return stop.error();
+            if (stop->ended())
+                return std::monostate {};
         }
-        auto stop = interruptTarget();
-        if (!stop)
-            return stop.error();
-        if (stop->ended())
-            return std::monostate {};
-        if (m_options.whileStopped)
+        if (m_options.whileStopped && !m_session.nonStop() && m_control.state() == gdbremote::TargetState::Stopped)
             m_options.whileStopped(true, 0);
-        auto detached = m_session.detach();
+        auto detached = m_control.detach();
         m_result.detached = detached.ok();
         return detached;
     }
 
-    // Never leave the target stopped: stop it if it may be running, then detach, at best effort.
+    // Never leave the target stopped: TargetControl stops it if it runs, then detaches, at best
+    // effort (a target whose server cannot be made to stop it runs on, attached).
     void Loop::fail(const Error& error)
     {
         m_result.end = SamplingEnd::PeerError;
         m_result.error = error.str();
-        if (m_session.detach().ok())
-            m_result.detached = true;
-        else if (stopAndDetach().ok())
-            m_result.detached = true;
+        m_result.detached = m_control.detach().ok();
     }
 
 } // namespace
@@ -361,7 +333,7 @@ SamplingResult Loop::run()
     m_result.everyThread = !m_result.nonStop && m_options.everyThread && m_reader.readsAnyThread();
     const Clock::time_point begin = m_start, end = m_start + m_options.duration;
     const bool timed = m_options.duration.count() > 0;
-    Status status = m_session.resume();
+    Status status = m_control.resume();
     for (uint64_t k = 1; status && !m_result.exit && !m_result.detached;) {
         Clock::time_point when = tick(k);
         const bool last = timed && when + m_options.interval > end; // detach after this sample
@@ -399,15 +371,32 @@ SamplingResult Loop::run()
     if (m_result.exit)
         m_result.end = SamplingEnd::TargetExited;
     m_result.wallSeconds = seconds(Clock::now() - begin);
+    m_result.stopMeans = m_control.meansName();
     if (!status)
         fail(status.error());
     return std::move(m_result);
 }
 
+SamplingResult sample(gdbremote::TargetControl& control, gdbremote::PcReader& reader, const SamplerOptions& options,
+    const std::function<void(uint64_t pc)>& sample)
+{
+    return Loop(control, reader, options, sample).run();
+}
+
+gdbremote::ControlOptions controlOptions(const SamplerOptions& options)
+{
+    gdbremote::ControlOptions out;
+    out.interruptWait = options.interruptWait;
+    out.stopWait = options.stopWait;
+    out.fallbackInterrupt = options.fallbackInterrupt;
+    return out;
+}
+
 SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
     const std::function<void(uint64_t pc)>& sample)
 {
-    return Loop(session, reader, options, sample).run();
+    gdbremote::TargetControl control(session, controlOptions(options));
+    return Loop(control, reader, options, sample).run();
 }
 
 Intrusion intrusionOf(const SamplingResult& result)

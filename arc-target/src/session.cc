@@ -57,6 +57,14 @@ Result<bool> Session::incoming(Clock::time_point deadline)
     return true;
 }
 
+bool Session::stopReceived() const
+{
+    for (const Event& event : m_events)
+        if (event.kind == EventKind::Packet && !event.data.empty())
+            return event.data[0] == 'T' || event.data[0] == 'S' || event.data[0] == 'W' || event.data[0] == 'X';
+    return false;
+}
+
 Result<Event> Session::nextEvent(Clock::time_point deadline)
 {
     while (m_events.empty()) {

@@ -54,7 +54,7 @@ po::options_description describe(SampleRequest& r)
         "histogram budget in 512-byte pages (PPE_MEM)");
     add("seed", po::value(&r.seed)->value_name("N"), "seed of the sampling jitter (default: from the clock)");
     add("connect-timeout", po::value(&r.connectSeconds)->value_name("S")->default_value(r.connectSeconds),
-        "keep trying to connect this long");
+        "keep trying to connect this long (to a --spawned server only: a refused port is an error at once)");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
     return options;

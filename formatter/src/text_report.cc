@@ -121,15 +121,18 @@ namespace {
                                "lines is split in proportion to the bytes each owns{}\n",
                 p.binWidth, hasInstructions(r) ? " (and so are the instructions' hits)" : "");
         out += '\n';
-        out += fmt::format("Total count     {:>10} | System count    {:>10} | Overflow        {:>10}\n", p.total,
-            t.system, t.overflow);
+        // PPE called the samples in shared objects "system"; a remote target has no system time.
+        const bool remote = !p.remoteServer.empty();
+        out += fmt::format("Total count     {:>10} | {}{:>10} | Overflow        {:>10}\n", p.total,
+            remote ? "Library count   " : "System count    ", t.system, t.overflow);
         out += fmt::format("In range count  {:>10} | Other count     {:>10} | Underflow       {:>10}\n", p.inRange(),
             t.other, t.underflow);
         out += fmt::format("Number of bins  {:>10} | Bin width, bytes{:>10} | Max bin content {:>10}\n", p.binCount,
             p.binWidth, p.maxBin);
         out += '\n';
-        out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}%\n", t.cpuSeconds, t.cpuUserPercent,
-            t.cpuSystemPercent);
+        if (!remote) // ppe-arc measures no CPU time of the target
+            out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}%\n", t.cpuSeconds,
+                t.cpuUserPercent, t.cpuSystemPercent);
         out += fmt::format("Samples in the program {:.2f}%, in shared libraries {:.2f}%, elsewhere {:.2f}%\n",
             t.programPercent, t.librariesPercent, t.otherPercent);
         if (t.unsampledKernelSeconds >= 0.005)
@@ -182,7 +185,15 @@ namespace {
 
     void moduleTable(std::string& out, const Report& r)
     {
-        out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
+        // Shares of the program's own samples: say so where they are a minority of all, lest a
+        // 100 % row of a few hits read as where the time went.
+        const Totals& t = r.totals;
+        if (t.programPercent < 50 && r.profile.total > 0)
+            out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME, % OF THE PROGRAM'S {} SAMPLES "
+                               "({:.2f}% OF ALL; THE REST IN SHARED OBJECTS AND ELSEWHERE).\n\n",
+                r.cpuTime ? "CPU" : "REAL", r.profile.inRange() + t.underflow + t.overflow, t.programPercent);
+        else
+            out += fmt::format("\nPPE - STATISTIC PRINTOUT IN DECREASING {} TIME.\n\n", r.cpuTime ? "CPU" : "REAL");
         moduleRows(out, r.modules, r.unattributed);
     }
 

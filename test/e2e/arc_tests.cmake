@@ -29,9 +29,18 @@ if(PPE_ARC_GCC)
     DEPENDS ${split_src} COMMENT "split.c for ARC HS")
   list(APPEND split_cross ${PPE_SPLIT_ARC})
 endif()
+# A second ARC program (the transcripts' loop.c): the wrong --elf of arc_defects_test.cc.
+set(PPE_LOOP_ARC "")
+if(PPE_ARC_GCC)
+  set(PPE_LOOP_ARC ${CMAKE_CURRENT_BINARY_DIR}/loop.arc)
+  set(loop_src ${PROJECT_SOURCE_DIR}/test/data/gdb-remote/loop.c)
+  add_custom_command(OUTPUT ${PPE_LOOP_ARC} COMMAND ${PPE_ARC_GCC} -g -O2 ${loop_src} -o ${PPE_LOOP_ARC}
+    DEPENDS ${loop_src} COMMENT "loop.c for ARC HS")
+  list(APPEND split_cross ${PPE_LOOP_ARC})
+endif()
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
-add_executable(ppe_arc_e2e_tests arc_sample_test.cc)
+add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc)
 target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
 add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross)
 target_compile_definitions(ppe_arc_e2e_tests PRIVATE
@@ -39,7 +48,7 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPEOUT="$<TARGET_FILE:ppeout>"
   PPE_SPLIT_NATIVE="$<TARGET_FILE:split>"
   PPE_MATHLIB="$<TARGET_FILE:mathlib>"
-  PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}"
+  PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"
   PPE_QEMU_ARC="$<$<BOOL:${PPE_QEMU_ARC}>:${PPE_QEMU_ARC}>")

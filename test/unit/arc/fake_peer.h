@@ -49,6 +49,7 @@ private:
     std::condition_variable m_released;
     int m_releases = 0;
     std::string m_pending; // client bytes read but not yet matched
+    int m_earlyAcks = 0; // client acknowledgements taken before the script's `+` lines
     std::string m_failure;
     std::thread m_thread;
 };

@@ -29,6 +29,8 @@ struct ElfImage {
     uint64_t entry = 0;
     std::vector<ElfSegment> segments; // PT_LOAD, in file order
     std::string buildId; // the NT_GNU_BUILD_ID bytes, raw
+    uint64_t buildIdAddress = 0; // link-time address of those bytes in the image (0: not loaded)
+    std::string entryBytes; // up to 16 bytes of the file at the entry point (what the target must hold there)
 
     // The executable segments' span [start, end) in link-time addresses; false when none.
     bool executableRange(uint64_t& start, uint64_t& end) const;

@@ -26,6 +26,8 @@ struct Library {
 Result<std::vector<Library>> parseLibraryList(std::string_view xml, const std::string& document);
 // AT_ENTRY of an auxiliary vector of the given word size and byte order.
 std::optional<uint64_t> auxvEntry(std::string_view auxv, bool is64, bool bigEndian);
+// The value of entry `type` (AT_PHDR, AT_PHNUM, ...) of an auxiliary vector.
+std::optional<uint64_t> auxvValue(std::string_view auxv, uint64_t type, bool is64, bool bigEndian);
 
 // The load bias of `elf` in the target: 0 for a fixed-address executable, else from the target's
 // auxiliary vector (an error when the server has none).

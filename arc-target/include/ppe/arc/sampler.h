@@ -10,6 +10,7 @@
 
 #include "ppe/gdbremote/pc_reader.h"
 #include "ppe/gdbremote/session.h"
+#include "ppe/gdbremote/target_control.h"
 
 #include <atomic>
 #include <chrono>
@@ -58,6 +59,7 @@ struct SamplingResult {
     uint64_t missed = 0; // ticks skipped because the loop was late
     uint64_t programSignals = 0; // stops for the program's own signals, passed on to it
     std::optional<bool> interruptByte; // whether 0x03 stopped the target (probed at the first stop)
+    std::string stopMeans; // how the target was stopped (TargetControl::meansName)
     // per stop, from the interrupt sent to the resume sent (in non-stop mode: of one thread)
     std::vector<double> stopSeconds;
     // non-stop: per stop, from the thread's stop notification to its resume sent (a lower bound:
@@ -70,8 +72,12 @@ struct SamplingResult {
 // Samples until the duration ends, the target exits, `options.stop` is set or the peer fails;
 // calls `sample(pc)` for each PC read. The target is stopped on entry and is never left stopped:
 // at the end it is detached (continues) unless it ended. Errors end sampling; they are in the result.
+SamplingResult sample(gdbremote::TargetControl& control, gdbremote::PcReader& reader, const SamplerOptions& options,
+    const std::function<void(uint64_t pc)>& sample);
+// The same with a TargetControl made from `options` (its waits and fallback).
 SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, const SamplerOptions& options,
     const std::function<void(uint64_t pc)>& sample);
+gdbremote::ControlOptions controlOptions(const SamplerOptions& options);
 
 // Intrusion figures of a run: the mean and the 90th percentile of the stop times, their sum, and
 // that sum ÷ wall time.

@@ -95,6 +95,9 @@ public:
     // Whether anything (a stop reply, console output, garbage) came from the server before
     // `deadline`, while the target runs: false at the deadline, an error when the connection broke.
     Result<bool> incoming(Clock::time_point deadline);
+    // Whether a stop reply has already been received and not yet read (all-stop; nothing is read
+    // from the connection): a stale one, when the target was just stopped.
+    bool stopReceived() const;
     Status detach(); // `D`: the program keeps running
     Status kill(); // `k`: no reply is required
 
