@@ -9,6 +9,8 @@
  *   resethand-siginfo  SA_SIGINFO | SA_RESETHAND: the value of a sigqueue'd SIGUSR1 arrives, the
  *              action is SIG_DFL inside, and the second SIGUSR1 kills
  *   term-mask  a SIGTERM handler whose sa_mask holds SIGINT (both end a program by default)
+ *   abort-returns  a SIGABRT handler that returns, then abort(): glibc's abort puts SIGABRT back
+ *              to its default itself (past sigaction) and raises it again, which kills
  * Usage: handler_flags HOW */
 #include "observe.h"
 
@@ -74,6 +76,13 @@ static void onInfoOnce(int signal, siginfo_t* info, void* context)
 {
     onInfo(signal, info, context);
     onReset(signal);
+}
+
+static void onAbort(int signal)
+{
+    (void)signal;
+    const char text[] = "the SIGABRT handler ran and returns\n";
+    (void)!write(1, text, sizeof text - 1);
 }
 
 static void install(int signal, void (*handler)(int), int flags, int masked)
@@ -163,7 +172,10 @@ int main(int argc, char** argv)
         withInfo();
     else if (!strcmp(how, "resethand-siginfo"))
         withInfoOnce();
-    else
+    else if (!strcmp(how, "abort-returns")) {
+        install(SIGABRT, onAbort, SA_RESTART, 0);
+        abort();
+    } else
         return 2;
     return 0;
 }
