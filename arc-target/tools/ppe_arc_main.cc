@@ -3,6 +3,7 @@
 //   ppe-arc sample --remote HOST:PORT --elf PROG [--interval MS] [--duration S] [-o OUT.ppe]
 // Options -> runSampling (sample_run.h): a session -> the sampling loop (sampler.h) -> the profile
 // (remote_profile.h) -> the .ppe file.
+#include "control_commands.h"
 #include "ppe/arc/sample_run.h"
 
 #include "ppe/core/output_file.h"
@@ -68,7 +69,12 @@ void usage(const po::options_description& options)
                  "protocol: gdbserver, QEMU's -g stub, OpenOCD, nSIM, ...): stops it on a jittered schedule, reads\n"
                  "the PC, lets it run again. Writes a .ppe profile for ppeout. Sampling ends with --duration,\n"
                  "when the program ends, or on Ctrl-C; the program is never left stopped: ppe-arc detaches and\n"
-                 "it runs on.\n\n"
+                 "it runs on.\n"
+                 "       ppe-arc poke --remote HOST:PORT [--set REG=HEX] [--write ADDR=HEXBYTES] [--break ADDR\n"
+                 "                    --kind N] [--hold S] [--journal FILE]\n"
+                 "Changes a stopped target, each change first in the undo journal; undoes them after --hold.\n"
+                 "       ppe-arc restore [--journal FILE] [--remote HOST:PORT]\n"
+                 "Undoes the changes a journal left by a killed ppe-arc names, prints the restored values.\n\n"
               << options;
 }
 
@@ -128,6 +134,10 @@ void onSignals()
 
 int main(int argc, char** argv)
 {
+    if (argc > 1 && (std::string(argv[1]) == "poke" || std::string(argv[1]) == "restore")) {
+        onSignals();
+        return controlMain(argc, argv, g_stop);
+    }
     std::optional<SampleRequest> request = parse(argc, argv);
     if (!request)
         return 0;

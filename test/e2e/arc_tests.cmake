@@ -40,14 +40,15 @@ if(PPE_ARC_GCC)
 endif()
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
-add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc)
+add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc arc_restore_test.cc)
 target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
-add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross)
+add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross ppe_arc_loop)
 target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_ARC="$<TARGET_FILE:ppe-arc>"
   PPEOUT="$<TARGET_FILE:ppeout>"
   PPE_SPLIT_NATIVE="$<TARGET_FILE:split>"
   PPE_MATHLIB="$<TARGET_FILE:mathlib>"
+  PPE_LOOP_NATIVE="$<TARGET_FILE:ppe_arc_loop>"
   PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"

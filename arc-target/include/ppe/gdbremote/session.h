@@ -61,6 +61,8 @@ public:
     Result<ServerFeatures> negotiate();
     // Sends one packet and returns its reply; notifications arriving meanwhile are queued.
     Result<std::string> request(std::string_view packet);
+    // The next reply packet of a request that is answered by several (`O` output, then `OK`).
+    Result<std::string> nextReply() { return receive(deadline()); }
     Result<StopReply> haltReason(); // `?`
     Result<std::string> readRegisters(); // `g`: the reply's hex text ('x' for unavailable bytes)
     Result<std::string> readRegister(unsigned regnum); // `p N`: hex text, "" if unsupported
