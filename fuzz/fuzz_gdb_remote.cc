@@ -1,13 +1,15 @@
 // libFuzzer target: the GDB remote client's parsers (arc-target/): the incremental packet decoder
 // fed in input-chosen chunks, the stop replies and qSupported replies it yields, transcripts, and
 // target descriptions (every xi:include resolves to the input itself, so nesting is bounded by the
-// reader, not by the fuzzer); and the sampler's (ppe_arc) SVR4 library lists and auxiliary vectors.
+// reader, not by the fuzzer); the sampler's (ppe_arc) SVR4 library lists and auxiliary vectors; and
+// the undo journals `ppe-arc restore` reads.
 #include "ppe/arc/libraries.h"
 #include "ppe/gdbremote/packet.h"
 #include "ppe/gdbremote/session.h"
 #include "ppe/gdbremote/stop_reply.h"
 #include "ppe/gdbremote/target_description.h"
 #include "ppe/gdbremote/transcript.h"
+#include "ppe/gdbremote/undo_journal.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -45,5 +47,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     (void)ppe::arc::parseLibraryList(text, "libraries-svr4");
     for (bool is64 : { false, true })
         (void)ppe::arc::auxvEntry(text, is64, size % 2);
+    (void)UndoJournal::parse(text, "fuzz.undo"); // what `ppe-arc restore` reads
     return 0;
 }

@@ -314,9 +314,10 @@ Status TargetAccess::apply(const UndoEntry& e)
     }
     case UndoEntry::Kind::Memory:
         return writeMemoryRaw(e.number, e.bytes);
-    case UndoEntry::Kind::Breakpoint:
-        (void)removeBreakpoint(e.number, e.breakpointKind);
-        return std::monostate {};
+    case UndoEntry::Kind::Breakpoint: { // any reply will do: an E NN says it is gone already
+        auto reply = m_control.request("z0," + hexNumber(e.number) + "," + std::to_string(e.breakpointKind));
+        return reply ? Status(std::monostate {}) : Status(reply.error());
+    }
     }
     return std::monostate {};
 }

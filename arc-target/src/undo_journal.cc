@@ -82,9 +82,18 @@ UndoJournal::UndoJournal(std::string path, std::string remote)
 
 Result<UndoJournal> UndoJournal::load(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    std::ifstream file(path);
+    if (!file)
         return Error { path, 0, std::string("cannot open the undo journal: ") + std::strerror(errno) };
+    std::string text(1 << 20, '\0'); // bounded: a journal of a few changes is a few kilobytes
+    file.read(text.data(), std::streamsize(text.size()));
+    text.resize(size_t(file.gcount()));
+    return parse(text, path);
+}
+
+Result<UndoJournal> UndoJournal::parse(std::string_view text, const std::string& path)
+{
+    std::istringstream in { std::string(text) };
     std::string line;
     if (!std::getline(in, line) || line != kHeader)
         return Error { path, 1, "not a ppe-arc undo journal" };

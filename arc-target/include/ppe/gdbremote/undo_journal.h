@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -35,6 +36,8 @@ public:
     UndoJournal(std::string path, std::string remote);
     // Reads a journal left at `path`; errors name the file and line.
     static Result<UndoJournal> load(const std::string& path);
+    // A journal's text; `path` names it in errors.
+    static Result<UndoJournal> parse(std::string_view text, const std::string& path);
 
     Result<std::monostate> add(const UndoEntry& entry); // appended and flushed to disk
     const std::vector<UndoEntry>& entries() const { return m_entries; }
