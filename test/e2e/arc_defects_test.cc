@@ -212,3 +212,19 @@ TEST(ArcDefects, RemoteHeaderOfAStrippedProgramInLibm)
     ASSERT_LT(profile->inRange() * 2, profile->total) << "mathlib spends most of its time in libm";
     EXPECT_NE(header.find("% OF THE PROGRAM'S "), std::string::npos) << header;
 }
+
+// Under QEMU the stub's flush at every stop distorts the shares: ppe-arc says so in words, naming
+// QEMU and the interval below which it is worst, and reports the server's CPU time. Before: nothing.
+TEST(ArcDefects, QemuIsNamedInAWarning)
+{
+    if (!haveQemuArc())
+        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+    TempDir dir;
+    RunResult r = sampleSpawned(PPE_SPLIT_ARC,
+        std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + PPE_SPLIT_ARC + " 1500 1000",
+        dir.file("q.ppe"), { "--interval", "2" });
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: the server is QEMU"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("distorted most below 10 ms"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(the server \(pid \d+\) used [0-9.]+ s of CPU)"))) << r.err;
+}
