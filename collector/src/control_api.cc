@@ -6,6 +6,7 @@
 #include "messages.h"
 #include "process_end.h"
 #include "retired_objects.h"
+#include "service_thread.h"
 
 #pragma GCC visibility push(default)
 #include "ppe.h"
@@ -75,8 +76,13 @@ namespace {
             endPeriod();
         g_ppe.config.interval = interval;
         g_ppe.config.mode = SampleMode(mode);
+        // The collector thread works on its own copy of the descriptor table (service_thread.cc): it
+        // leaves while the events are replaced and comes back with a copy that holds the new ones.
+        parkServiceThread();
         disarmSampler();
-        if (!arm()) {
+        const bool armed = arm();
+        resumeServiceThread();
+        if (!armed) {
             g_ppe.phase.store(Phase::Off, std::memory_order_release);
             return -1;
         }

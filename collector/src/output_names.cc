@@ -282,6 +282,18 @@ namespace {
         return found;
     }
 
+    // Whether the file at `path` begins with "#!", as a script the kernel runs through its interpreter.
+    bool startsWithShebang(const char* path)
+    {
+        const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            return false;
+        char magic[2] = {};
+        const bool script = read(fd, magic, sizeof(magic)) == 2 && magic[0] == '#' && magic[1] == '!';
+        close(fd);
+        return script;
+    }
+
     // For an interpreted script run by its name (`./run.sh` under LD_PRELOAD), the directory of the
     // script into `directory`: the kernel ran its interpreter, whose directory (/usr/bin) the user
     // did not name (issue 33). AT_EXECFN is the name given to execve; it names the executable itself
@@ -292,7 +304,7 @@ namespace {
         struct stat script { };
         struct stat image { };
         if (!named || !*named || stat(named, &script) != 0 || stat(imagePath, &image) != 0
-            || (script.st_dev == image.st_dev && script.st_ino == image.st_ino))
+            || (script.st_dev == image.st_dev && script.st_ino == image.st_ino) || !startsWithShebang(named))
             return false;
         directory[0] = '\0';
         if (named[0] != '/') {

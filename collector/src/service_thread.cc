@@ -1,5 +1,6 @@
 #include "service_thread.h"
 
+#include "perf_events.h"
 #include "task_list.h"
 
 #include <atomic>
@@ -7,9 +8,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -44,6 +47,7 @@ namespace {
         std::atomic<pid_t> pid { 0 }; // the process it runs in (a vfork child shares this memory)
         std::atomic<bool> started { false };
         std::atomic<bool> parking { false }; // asked to leave the process (parkServiceThread)
+        std::atomic<bool> startWhenResumed { false }; // startServiceThread was called while parked
         std::atomic<void (*)()> ending { nullptr }; // runEndingOnServiceThread's, ahead of any job
         char* stack = nullptr; // kStackBytes with a guard page at the bottom
     };
@@ -161,9 +165,51 @@ namespace {
         return ending != nullptr;
     }
 
+    // The descriptor an entry of /proc/self/fd names; -1 for "." and "..".
+    int descriptorNumber(const char* name)
+    {
+        if (*name < '0' || *name > '9')
+            return -1;
+        int fd = 0;
+        for (; *name >= '0' && *name <= '9' && fd < (1 << 24); ++name)
+            fd = fd * 10 + (*name - '0');
+        return *name ? -1 : fd;
+    }
+
+    // The collector thread's own descriptor table (issue 33): what it opens while the program runs
+    // (the blocked scan's and the thread list's /proc files, checkpoints, the profile) never takes a
+    // number the program's next open() would have got. Of the copy it keeps only standard error and
+    // its perf events: a copy of any other descriptor would hold the program's pipes and sockets
+    // open after the program closed them (a reader waiting for end-of-file would wait for the
+    // process). Without /proc only the numbers below 512, where no event of the collector's is placed.
+    void takeOwnDescriptorTable()
+    {
+        if (syscall(SYS_unshare, CLONE_FILES) != 0)
+            return; // shared as before: the transient descriptors are the program's to see
+        const int listing = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (listing < 0) {
+            for (int fd = 0; fd < 512; ++fd)
+                if (fd != STDERR_FILENO)
+                    close(fd);
+            return;
+        }
+        alignas(8) char buffer[4096];
+        for (long n; (n = syscall(SYS_getdents64, listing, buffer, sizeof(buffer))) > 0;) {
+            for (long at = 0; at < n;) {
+                const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+                at += entry->d_reclen;
+                const int fd = descriptorNumber(entry->d_name);
+                if (fd >= 0 && fd != listing && fd != STDERR_FILENO && !ownsPerfEvent(fd))
+                    close(fd);
+            }
+        }
+        close(listing);
+    }
+
     void* serviceMain(void*)
     {
         prctl(PR_SET_NAME, "ppe-collector", 0, 0, 0);
+        takeOwnDescriptorTable();
         g_service.unblocked = 0;
         followAcceptedSignal();
         g_service.tid.store(pid_t(syscall(SYS_gettid)), std::memory_order_release);
@@ -300,6 +346,10 @@ bool startServiceThread(const char** why)
 {
     if (g_service.started.load(std::memory_order_acquire))
         return true;
+    if (g_service.parking.load(std::memory_order_seq_cst)) {
+        g_service.startWhenResumed.store(true, std::memory_order_seq_cst); // ppe_set re-arming while parked
+        return true;
+    }
     if (!mapStack() || !createThread()) {
         *why = "cannot start the collector thread";
         return false;
@@ -361,7 +411,8 @@ void parkServiceThread()
 void resumeServiceThread()
 {
     pthread_mutex_lock(&g_parking.lock);
-    if (--g_parking.depth == 0 && g_parking.stoppedOne) {
+    if (--g_parking.depth == 0
+        && (g_service.startWhenResumed.exchange(false, std::memory_order_seq_cst) || g_parking.stoppedOne)) {
         g_parking.stoppedOne = false;
         g_service.parking.store(false, std::memory_order_seq_cst);
         const char* why = nullptr;

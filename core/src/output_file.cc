@@ -172,6 +172,25 @@ namespace {
     // profile and the program's own writes share one offset (a new open of a redirected stdout
     // starts at 0, and the program's buffered output, flushed after the collector's exit handler,
     // would land over the profile). -1 where the node is another directory's.
+    int ownDescriptor(const Node& node);
+
+    // A duplicate of the program's descriptor `n`: taken from the process's table with pidfd_getfd
+    // (Linux 5.6), since the collector thread has a table of its own (collector/src/service_thread.cc)
+    // in which the program's later descriptors do not exist; elsewhere, or on an older kernel, dup.
+    int programDescriptor(int n)
+    {
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+        const int process = int(syscall(SYS_pidfd_open, getpid(), 0));
+        if (process >= 0) {
+            const int fd = int(syscall(SYS_pidfd_getfd, process, n, 0)); // close-on-exec, as F_DUPFD_CLOEXEC
+            close(process);
+            if (fd >= 0 || errno == EBADF)
+                return fd;
+        }
+#endif
+        return fcntl(n, F_DUPFD_CLOEXEC, 0);
+    }
+
     int ownDescriptor(const Node& node)
     {
         struct stat dir {
@@ -185,7 +204,7 @@ namespace {
                 return -1;
             n = n * 10 + (*c - '0');
         }
-        return fcntl(n, F_DUPFD_CLOEXEC, 0);
+        return programDescriptor(n);
     }
 
     // Opens the judged node for writing and checks with fstat that it is the node judged (nobody
@@ -285,7 +304,8 @@ namespace {
     {
         size_t used = 0;
         out[0] = '\0';
-        append(out, size, &used, "/proc/self/fd/");
+        // thread-self: the collector thread's descriptors are not the process's (service_thread.cc).
+        append(out, size, &used, "/proc/thread-self/fd/");
         appendNumber(out, size, &used, unsigned(fd));
     }
 

@@ -1,7 +1,8 @@
 // The collector thread (service_thread.h): jobs run on it, one at a time, with every signal
 // blocked; a late job skips the runs it missed instead of running them back to back; a signal
 // handler can ask for a job at once; an ending runs on it ahead of any job; it can be parked (gone
-// from the process) around a call that needs a single thread, and resumed. Each test runs in a process of its own
+// from the process) around a call that needs a single thread, and resumed; its descriptor table
+// is its own. Each test runs in a process of its own
 // (ctest runs every case alone), so each starts the thread itself.
 #include "service_thread.h"
 
@@ -9,7 +10,9 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -171,6 +174,39 @@ namespace {
         requestServiceJob(g_requested);
         EXPECT_TRUE(eventually([] { return g_seen.runs == 1; })) << "its jobs run again";
         EXPECT_EQ(g_seen.tid, serviceThreadId());
+    }
+
+    std::atomic<int> g_heldByJob { -1 };
+
+    void holdAFile(uint64_t)
+    {
+        if (g_heldByJob.load() < 0)
+            g_heldByJob = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    }
+
+    // Its descriptors are its own (issue 33): a file it holds open never takes the number the
+    // program's next open() gets, and a copy of the program's descriptors never holds a pipe open
+    // after the program closed it.
+    TEST(ServiceThread, ItsDescriptorsAreNotTheProgramsToSee)
+    {
+        SKIP_UNLESS_ALONE();
+        int pipeFds[2];
+        ASSERT_EQ(pipe2(pipeFds, O_NONBLOCK | O_CLOEXEC), 0);
+        const int lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        ASSERT_GE(lowest, 0);
+        close(lowest);
+        ASSERT_GE(addServiceJob(holdAFile, 1'000'000), 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        ASSERT_TRUE(eventually([] { return g_heldByJob.load() >= 0; }));
+        const int next = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        EXPECT_EQ(next, lowest) << "the collector thread's file took the program's next number";
+        close(next);
+        close(pipeFds[1]);
+        char byte;
+        EXPECT_EQ(read(pipeFds[0], &byte, 1), 0)
+            << "end-of-file: nobody else holds the write end (" << std::strerror(errno) << ")";
+        close(pipeFds[0]);
     }
 
     TEST(ServiceThread, TheJobTableIsBounded)
