@@ -67,6 +67,17 @@ namespace {
         return "";
     }
 
+    bool waitForText(const std::string& path, const std::string& text)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (readFile(path).find(text) != std::string::npos)
+                return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return false;
+    }
+
     class SecurityOutputTest : public ::testing::Test {
     protected:
         TempDir m_dir;
@@ -365,10 +376,21 @@ namespace {
     TEST_F(SecurityOutputTest, AnUnwritableDirectoryFallsBackToTheCurrentDirectory)
     {
         ASSERT_EQ(chown(m_work.c_str(), kNobody, kNobody), 0);
+        // Copies nobody can reach (the build tree may lie in root's 0700 home).
+        const std::string bin = m_dir.file("nobody-bin");
+        fs::create_directory(bin);
+        for (const std::string& file : { kSimp, kLibrary }) {
+            const std::string to = bin + "/" + fs::path(file).filename().string();
+            fs::copy_file(file, to);
+            ASSERT_EQ(chmod(to.c_str(), 0755), 0);
+        }
+        ASSERT_EQ(chmod(bin.c_str(), 0755), 0);
+        const std::string simp = bin + "/" + fs::path(kSimp).filename().string();
+        const std::string library = bin + "/" + fs::path(kLibrary).filename().string();
         // The collector is preloaded into simp only (env sets it), not into setpriv, which runs as root.
         const std::vector<std::string> command
             = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/env",
-                  "LD_PRELOAD=" + kLibrary, "PPE_ON=1", "PPE_OUT=" + m_protected + "/v.ppe", kSimp, "1000003" };
+                  "LD_PRELOAD=" + library, "PPE_ON=1", "PPE_OUT=" + m_protected + "/v.ppe", simp, "1000003" };
         const RunResult run
             = runProgram(command, { { "PPE_DEFAULT_DIR", "", true }, { "PPE_LAUNCHED", "", true } }, m_work);
         EXPECT_TRUE(run.exited && run.status == 0) << run.err;
@@ -396,6 +418,8 @@ namespace {
         const std::string live = waitForFile(m_shared, std::regex(R"(k\.ppe\.[0-9]+\.live)"));
         ASSERT_NE(live, "");
         ASSERT_GT(running.pid, 0);
+        // The live file's name shows before its header is in: the collector says it runs after that.
+        ASSERT_TRUE(waitForText(running.errPath, "ppe: monitored address range")) << readFile(running.errPath);
         kill(running.pid, SIGKILL);
         waitProgram(running);
         attack({ "mkfifo", "-m", "666", m_shared + "/k.ppe" });

@@ -52,11 +52,24 @@ namespace {
             ASSERT_EQ(chown(m_user.c_str(), kNobody, kNobody), 0);
         }
 
-        // A copy of the example with `mode` (e.g. 04755), owned by root.
+        // The example with `mode` (e.g. 04755), owned by root, where nobody reaches it and all it
+        // loads (the build tree may lie in root's 0700 home): simp_static is copied; simp is linked
+        // again against a copy of libppe.so in T/lib, found there through its RUNPATH.
         std::string install(const std::string& name, mode_t mode)
         {
             const std::string to = m_bin + "/" + name + "." + std::to_string(mode);
-            fs::copy_file(kExamples + "/" + GetParam(), to, fs::copy_options::overwrite_existing);
+            if (name == "simp_static") {
+                fs::copy_file(kExamples + "/" + name, to, fs::copy_options::overwrite_existing);
+            } else {
+                const std::string lib = m_dir.file("lib");
+                fs::create_directories(lib);
+                EXPECT_EQ(chmod(lib.c_str(), 0755), 0);
+                fs::copy_file(PPE_LIBRARY, lib + "/libppe.so.0", fs::copy_options::overwrite_existing);
+                EXPECT_EQ(chmod((lib + "/libppe.so.0").c_str(), 0755), 0);
+                const RunResult cc = runProgram({ "cc", "-O2", "-o", to, std::string(PPE_EXAMPLES_SOURCE) + "/simp.c",
+                    "-Wl,--no-as-needed", lib + "/libppe.so.0", "-Wl,--as-needed", "-Wl,-rpath," + lib, "-lm" });
+                EXPECT_TRUE(cc.exited && cc.status == 0) << cc.err;
+            }
             EXPECT_EQ(chown(to.c_str(), 0, 0), 0);
             EXPECT_EQ(chmod(to.c_str(), mode), 0);
             return to;
@@ -64,15 +77,15 @@ namespace {
 
         RunResult runAsNobody(const std::string& program, std::vector<EnvChange> env)
         {
-            return runProgram({ "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-                                  program, "1000003" },
+            return runProgram(
+                { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", program, "1000003" },
                 env, m_user);
         }
 
         // The file system may refuse set-user-ID (nosuid): then there is nothing to test.
         void requireSetuidTakesEffect(const std::string& program)
         {
-            struct stat st {};
+            struct stat st { };
             ASSERT_EQ(stat(program.c_str(), &st), 0);
             if (!(st.st_mode & (S_ISUID | S_ISGID)))
                 GTEST_SKIP() << "the set-ID bits did not stay on " << program;
@@ -125,7 +138,7 @@ namespace {
         EXPECT_TRUE(run.exited && run.status == 0) << run.err;
         EXPECT_EQ(readFile(target), "root's own\n");
         EXPECT_FALSE(fileExists(target + ".~1~"));
-        struct stat st {};
+        struct stat st { };
         ASSERT_EQ(stat(target.c_str(), &st), 0);
         EXPECT_EQ(st.st_mode & 07777, 0600u);
     }
