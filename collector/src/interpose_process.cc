@@ -1,16 +1,19 @@
 // _exit, _Exit and the exec family skip exit handlers, so the collector writes its profile here
-// first (PPE lost nothing on VMS image rundown; on Linux these are the paths that skip atexit).
-// dlclose unmaps an object whose samples are still counted by run-time address: the collector
-// moves them out first (retired_objects.h).
-// Only in libppe.so: in a fully static link these definitions would collide with libc.a's.
+// first (abort() too, after a SIGABRT handler of the program returned) (PPE lost nothing on VMS image rundown; on Linux
+// these are the paths that skip atexit). dlclose unmaps an object whose samples are still counted by run-time address:
+// the collector moves them out first (retired_objects.h). Only in libppe.so: in a fully static link these definitions
+// would collide with libc.a's.
 #include "process_end.h"
 
+#include <csignal>
 #include <cstdarg>
 #include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 extern char** environ;
+// The C library's own sigaction, past the collector's interposer.
+extern "C" int __sigaction(int signal, const struct sigaction* act, struct sigaction* old);
 
 namespace {
 
@@ -60,11 +63,37 @@ bool collect(const char* first, va_list args, char** argv)
     return true;
 }
 
+// What glibc's abort() does, with the profile written between the program's SIGABRT handler and the
+// default action. glibc sets that default past sigaction (and the guard with it) and raises SIGABRT
+// again: a program whose handler returned used to end without its profile.
+[[noreturn]] void abortWithProfile()
+{
+    struct sigaction program { };
+    sigaction(SIGABRT, nullptr, &program); // the program's own (dispositions.h)
+    sigset_t abrt;
+    sigemptyset(&abrt);
+    sigaddset(&abrt, SIGABRT);
+    sigprocmask(SIG_UNBLOCK, &abrt, nullptr);
+    if (program.sa_handler != SIG_DFL) { // a handler (sa_sigaction shares the union) or SIG_IGN
+        raise(SIGABRT);
+        ppe::finishBeforeProcessEnds("signal 6");
+        struct sigaction byDefault { };
+        byDefault.sa_handler = SIG_DFL;
+        sigfillset(&byDefault.sa_mask);
+        __sigaction(SIGABRT, &byDefault, nullptr);
+    }
+    raise(SIGABRT); // at the default: the guard, when it is in, writes the profile first
+    for (;;)
+        syscall(SYS_exit_group, 127); // glibc's last resort
+}
+
 } // namespace
 
 extern "C" {
 
 #define PPE_EXPORT __attribute__((visibility("default")))
+
+PPE_EXPORT void abort(void) { abortWithProfile(); }
 
 PPE_EXPORT void _exit(int status) { exitGroup(status); }
 PPE_EXPORT void _Exit(int status) { exitGroup(status); }
