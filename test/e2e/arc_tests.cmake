@@ -38,9 +38,18 @@ if(PPE_ARC_GCC)
     DEPENDS ${loop_src} COMMENT "loop.c for ARC HS")
   list(APPEND split_cross ${PPE_LOOP_ARC})
 endif()
+# arc_shapes.c for ARC: two functions of different code shape (arc_qemu_bias_test.cc).
+set(PPE_SHAPES_ARC "")
+if(PPE_ARC_GCC)
+  set(PPE_SHAPES_ARC ${CMAKE_CURRENT_BINARY_DIR}/shapes.arc)
+  set(shapes_src ${CMAKE_CURRENT_SOURCE_DIR}/arc_shapes.c)
+  add_custom_command(OUTPUT ${PPE_SHAPES_ARC} COMMAND ${PPE_ARC_GCC} -g -O2 ${shapes_src} -o ${PPE_SHAPES_ARC}
+    DEPENDS ${shapes_src} COMMENT "arc_shapes.c for ARC HS")
+  list(APPEND split_cross ${PPE_SHAPES_ARC})
+endif()
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
-add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc arc_restore_test.cc)
+add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc arc_restore_test.cc arc_qemu_bias_test.cc)
 target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
 add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross ppe_arc_loop)
 target_compile_definitions(ppe_arc_e2e_tests PRIVATE
@@ -49,7 +58,7 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_SPLIT_NATIVE="$<TARGET_FILE:split>"
   PPE_MATHLIB="$<TARGET_FILE:mathlib>"
   PPE_LOOP_NATIVE="$<TARGET_FILE:ppe_arc_loop>"
-  PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}"
+  PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}" PPE_SHAPES_ARC="${PPE_SHAPES_ARC}"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"
   PPE_QEMU_ARC="$<$<BOOL:${PPE_QEMU_ARC}>:${PPE_QEMU_ARC}>")
