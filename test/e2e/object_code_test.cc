@@ -24,6 +24,31 @@ namespace {
     const std::string kSources = PPE_EXAMPLES_SOURCE;
     const std::string kKernel = kExamples + "/libkernel.so";
     const std::string kHotLine = "s += 1.0 / ((double)i * (double)i);";
+    const std::string kLoopLine = "for (long i = 1; i <= n; ++i)";
+
+    double hitsOf(const std::vector<TextRow>& rows, const std::string& text)
+    {
+        for (const TextRow& row : rows)
+            if (trim(row.text) == text)
+                return row.hits;
+        return 0;
+    }
+
+    // The kernel's time is its loop: the divide's line and the loop's own line share it, on some
+    // machines almost evenly (a sample after the divide's long latency lands on the increment that
+    // follows: 258 against 264 in one run here). So the busiest line is one of the two, the two hold
+    // nearly all the hits, and the divide's line is not behind by more than three standard errors.
+    void expectTheHotLoop(const std::vector<TextRow>& rows, const std::string& report)
+    {
+        const std::string top = trim(busiest(rows).text);
+        EXPECT_TRUE(top == kHotLine || top == kLoopLine) << report;
+        const double hot = hitsOf(rows, kHotLine), loop = hitsOf(rows, kLoopLine);
+        double all = 0;
+        for (const TextRow& row : rows)
+            all += row.hits;
+        EXPECT_GT(hot + loop, 0.9 * all) << report;
+        EXPECT_GE(hot, loop - 3 * std::sqrt(hot + loop)) << report;
+    }
 
     std::string realPath(const std::string& path)
     {
@@ -114,15 +139,18 @@ namespace {
         const ModuleText* text = moduleTextNamed(texts, "kernel.c in libkernel.so");
         ASSERT_NE(text, nullptr) << a.out;
         EXPECT_EQ(text->origin, "DWARF line table");
-        const TextRow& top = busiest(text->rows);
-        EXPECT_EQ(trim(top.text), kHotLine) << a.out;
-        EXPECT_EQ(top.line, lineOf(kSources + "/shlib/kernel.c", kHotLine));
+        expectTheHotLoop(text->rows, a.out);
+        const int hotLine = lineOf(kSources + "/shlib/kernel.c", kHotLine);
+        EXPECT_GT(hitsOf(text->rows, kHotLine), 0) << a.out;
+        for (const TextRow& row : text->rows)
+            if (trim(row.text) == kHotLine)
+                EXPECT_EQ(row.line, hotLine) << a.out;
 
-        // The same code in one executable: the same line, the same share of all samples within
+        // The same code in one executable: the same loop, the same share of all samples within
         // four standard errors and two points (the runs differ, not only the sampling).
         const ModuleText* same = moduleTextNamed(sameTexts, "kernel.c");
         ASSERT_NE(same, nullptr) << b.out;
-        EXPECT_EQ(busiest(same->rows).line, top.line);
+        expectTheHotLoop(same->rows, b.out);
         const double p = allPercentOf(rows, "kernel.c"), q = allPercentOf(moduleRows(b.out), "kernel.c");
         const double error = std::hypot(100 * std::sqrt(p / 100 * (1 - p / 100) / double(shared.total)),
             100 * std::sqrt(q / 100 * (1 - q / 100) / double(linked.total)));
@@ -144,7 +172,7 @@ namespace {
         const std::vector<ModuleText> text = programText(r.out);
         ASSERT_FALSE(text.empty()) << r.out;
         EXPECT_EQ(text[0].origin, "listing " + kExamples + "/kernel.lis");
-        EXPECT_EQ(trim(busiest(text[0].rows).text), kHotLine) << r.out;
+        expectTheHotLoop(text[0].rows, r.out);
     }
 
     TEST(ObjectCode, PpeObjectMonitorsTheLibrarySoItsMapAndListingApply)
