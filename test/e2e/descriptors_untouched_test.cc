@@ -68,8 +68,9 @@ namespace {
                 args.insert(args.begin(), { PPE_LAUNCHER, "--mode", mode, "-o", dir + "/descriptors.ppe" });
             RunResult r = runProgram(args, env, dir);
             EXPECT_TRUE(r.exited && r.status == 0) << name << ": " << r.out << r.err;
-            if (way != Way::Bare)
+            if (way != Way::Bare) {
                 EXPECT_NE(r.err.find(", perf-ring, "), std::string::npos) << name << ": " << r.err;
+            }
             return r;
         }
 
@@ -90,9 +91,10 @@ namespace {
                 SCOPED_TRACE(name);
                 const RunResult under = run(way, name, withFile(name), mode);
                 EXPECT_EQ(under.out, bare.out) << under.err;
-                if (!file.empty() && sameFile)
+                if (!file.empty() && sameFile) {
                     EXPECT_EQ(
                         readFile(m_dir.file(std::string(name) + "/" + file)), readFile(m_dir.file("bare/" + file)));
+                }
             }
         }
     };

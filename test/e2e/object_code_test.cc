@@ -142,9 +142,11 @@ namespace {
         expectTheHotLoop(text->rows, a.out);
         const int hotLine = lineOf(kSources + "/shlib/kernel.c", kHotLine);
         EXPECT_GT(hitsOf(text->rows, kHotLine), 0) << a.out;
-        for (const TextRow& row : text->rows)
-            if (trim(row.text) == kHotLine)
+        for (const TextRow& row : text->rows) {
+            if (trim(row.text) == kHotLine) {
                 EXPECT_EQ(row.line, hotLine) << a.out;
+            }
+        }
 
         // The same code in one executable: the same loop, the same share of all samples within
         // four standard errors and two points (the runs differ, not only the sampling).
