@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace ppe::testing {
@@ -67,6 +68,9 @@ namespace {
         // guide §4): nanosleep; or a read whose restart a tick decides when it lands with the program's
         // own signal.
         kWaitsUnderPosix = 8,
+        // Enters another mount namespace (setns): from inside a chroot that leaves the chroot, and the
+        // run's folder with it (the profile then goes to the namespace's current directory).
+        kLeavesChroot = 16,
     };
 
     struct Case {
@@ -116,7 +120,7 @@ namespace {
             { "unshare_user", "userns", { "main" }, kBareMustSucceed },
             { "unshare_user_child", "userns", { "child" }, kBareMustSucceed },
             { "setns_user", "userns", { "setns" }, kBareMustSucceed },
-            { "setns_mount", "userns", { "setns-mnt" }, kBareMustSucceed },
+            { "setns_mount", "userns", { "setns-mnt" }, kBareMustSucceed | kLeavesChroot },
             { "clone_newuser", "userns", { "clone" }, kBareMustSucceed },
             { "vfork_children_exit", "vfork_exit", {}, 0, "exit" },
             { "fork_storm", "fork_storm", {}, kTimed },
@@ -221,6 +225,15 @@ namespace {
     // perf-task-clock's events ..."): that process writes no profile.
     bool steppedAside(const std::string& err) { return err.find("ppe: disabled: ") != std::string::npos; }
 
+    // True inside a chroot: this process's root is not init's.
+    bool inChroot()
+    {
+        struct stat own {
+        }, init {};
+        return stat("/", &own) == 0 && stat("/proc/1/root/", &init) == 0
+            && (own.st_dev != init.st_dev || own.st_ino != init.st_ino);
+    }
+
     // Why this machine does not run `timer`; "" when it does (then the run itself is checked too).
     std::string refusal(const Timer& timer)
     {
@@ -266,6 +279,8 @@ namespace {
         const std::string what = label(c, start, timer);
         if (const std::string why = profiles(start) ? refusal(timer) : ""; !why.empty())
             GTEST_SKIP() << what << ": " << why;
+        if ((c.flags & kLeavesChroot) && inChroot())
+            GTEST_SKIP() << what << ": in a chroot, entering a mount namespace leaves it, and the run's folder";
         if ((c.flags & kWaitsUnderPosix) && std::string(timer.option) == "posix")
             GTEST_SKIP() << what << ": the POSIX timer interrupts waits in real-time mode, as the user guide says (§4)";
         TempDir bareDir, dir;
