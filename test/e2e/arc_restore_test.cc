@@ -83,13 +83,15 @@ TEST(ArcRestore, AfterSigkillTheTargetIsAsBeforeAndRunsToItsEnd)
         poke = startProgram({ PPE_ARC, "poke", "--remote", remote, "--journal", journal, "--set", "r12=0x5a5a5a5a",
             "--write", sink + "=ffffffffffffffff", "--write", work + "=cccc", "--break", breakAt.str(), "--kind", "1",
             "--hold", "120" });
-        if (waitForText(poke.outPath, "holding", 5))
+        if (waitForText(poke.outPath, "holding", 20)) // gdbserver starts the program first: slow under load
             break;
         waitProgram(poke); // the connection refused, or an error this test will report
         if (readFile(poke.errPath).find("refused") == std::string::npos)
             break;
     }
-    ASSERT_TRUE(waitForText(poke.outPath, "holding", 10)) << readFile(poke.errPath);
+    ASSERT_TRUE(waitForText(poke.outPath, "holding", 10))
+        << "ppe-arc poke: " << readFile(poke.outPath) << readFile(poke.errPath)
+        << "\ngdbserver: " << readFile(server.outPath) << readFile(server.errPath);
     ::kill(poke.pid, SIGKILL);
     RunResult killed = waitProgram(poke);
     EXPECT_EQ(killed.signal, SIGKILL);
