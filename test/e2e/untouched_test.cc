@@ -225,13 +225,21 @@ namespace {
     // perf-task-clock's events ..."): that process writes no profile.
     bool steppedAside(const std::string& err) { return err.find("ppe: disabled: ") != std::string::npos; }
 
-    // True inside a chroot: this process's root is not init's.
+    // True inside a chroot (of a folder, not of a mount): no mount is seen at this process's root.
+    // The kernel leaves out of /proc/self/mountinfo the mounts whose mount point is outside the root
+    // (init's /proc/1/root may not be readable, even by root, in a container).
     bool inChroot()
     {
-        struct stat own {
-        }, init {};
-        return stat("/", &own) == 0 && stat("/proc/1/root/", &init) == 0
-            && (own.st_dev != init.st_dev || own.st_ino != init.st_ino);
+        std::istringstream lines(readFile("/proc/self/mountinfo"));
+        bool any = false;
+        for (std::string line; std::getline(lines, line);) {
+            any = true;
+            std::istringstream fields(line);
+            std::string id, parent, device, root, mountPoint;
+            if (fields >> id >> parent >> device >> root >> mountPoint && mountPoint == "/")
+                return false;
+        }
+        return any;
     }
 
     // Why this machine does not run `timer`; "" when it does (then the run itself is checked too).
