@@ -1,7 +1,6 @@
 #include "forked_child.h"
 
 #include "blocked_scan.h"
-#include "checkpoints.h"
 #include "collector_state.h"
 #include "lifecycle.h"
 #include "messages.h"
@@ -69,13 +68,7 @@ bool deferForkedChild()
     }
     g_ppe.live.store(copy, std::memory_order_release);
     munmap(parents, parents->mappingSize);
-    const char* why = nullptr;
-    if (!rearmSamplerInChild(&why)) {
-        g_ppe.phase.store(Phase::Off, std::memory_order_release);
-        disabled(why);
-    }
-    if (!restartCheckpointsInChild(&why))
-        say({ "no checkpoints in the forked child: ", why });
+    restartSamplingInChild();
     return true;
 }
 

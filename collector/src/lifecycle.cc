@@ -247,14 +247,7 @@ namespace {
         g_ppe.activeNs = 0;
         g_ppe.periodStartNs = nowNs(activeClock());
         g_ppe.wallStartNs = nowNs(CLOCK_MONOTONIC);
-        const char* why = nullptr;
-        // The sampler first: the restarted collector thread drains the child's rings, not the parent's.
-        if (!rearmSamplerInChild(&why)) {
-            g_ppe.phase.store(Phase::Off, std::memory_order_release);
-            disabled(why);
-        }
-        if (!restartCheckpointsInChild(&why))
-            say({ "no checkpoints in the forked child: ", why });
+        restartSamplingInChild();
     }
 
     void onForkChild()
@@ -315,6 +308,18 @@ namespace {
 } // namespace
 
 void disabled(const char* why) { say({ "disabled: ", why }); }
+
+void restartSamplingInChild()
+{
+    const char* why = nullptr;
+    // The sampler first: the restarted collector thread drains the child's rings, not the parent's.
+    if (!rearmSamplerInChild(&why)) {
+        g_ppe.phase.store(Phase::Off, std::memory_order_release);
+        disabled(why);
+    }
+    if (!restartCheckpointsInChild(&why))
+        say({ "no checkpoints in the forked child: ", why });
+}
 
 bool active()
 {

@@ -16,6 +16,10 @@ void load();
 // Says "ppe: disabled: WHY". Signal-safe.
 void disabled(const char* why);
 
+// In a forked child (the atfork handler): the child's own sampler, then its collector thread and
+// checkpoints; saying why where they cannot start. Not signal-safe.
+void restartSamplingInChild();
+
 // True while the collector has a profile (started, not finished). Signal-safe.
 bool active();
 
