@@ -324,12 +324,13 @@ namespace {
         EXPECT_EQ(merged.out.find("still running"), std::string::npos) << merged.out;
     }
 
-    // diff_work (about 0.4 s of work in four functions) run twice with different PPE_MEM: bins of
-    // different widths.
+    // diff_work (about 1 s of work in four functions) run twice with different PPE_MEM: bins of
+    // different widths. A second, because where perf events are refused itimer-prof fires on the
+    // scheduler tick (250 Hz here): 0.4 s gave 88 samples.
     std::pair<Profile, Profile> twoWidths(TempDir& dir)
     {
         for (const char* mem : { "1", "2048" }) {
-            const RunResult r = runProgram({ kExamples + "/diff_work", "20" },
+            const RunResult r = runProgram({ kExamples + "/diff_work", "55" },
                 { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_MEM", mem },
                     { "PPE_OUT", dir.file(std::string("s") + mem + ".ppe") } });
             EXPECT_EQ(r.status, 0) << r.err;

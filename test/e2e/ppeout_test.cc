@@ -45,7 +45,16 @@ namespace {
         EXPECT_NE(rows[0].name.find("ktest"), std::string::npos) << out.out;
         const double n = std::stod(inRangeCount(out.out));
         const double previous = checkRowStatistics(rows, n);
-        EXPECT_NEAR(previous, 100.0, 0.011) << "no hit outside the modules of the map";
+        // The program's calls into libgfortran pass through the PLT, which no module of the map
+        // holds: a hit there now and then is the "(no module)" row, and the rows add up with it.
+        std::smatch none;
+        double unattributed = 0;
+        if (std::regex_search(out.out, none, std::regex(R"(\n +- \(no module\) +([0-9.]+) \+- +[0-9.]+ +(\d+)\n)"))) {
+            unattributed = std::stod(none[1]);
+            EXPECT_NEAR(unattributed, 100.0 * std::stod(none[2]) / n, 0.006) << out.out;
+            EXPECT_LT(unattributed, 1.0) << "the PLT and start-up code take a sliver of ktest's time\n" << out.out;
+        }
+        EXPECT_NEAR(previous + unattributed, 100.0, 0.011) << out.out;
     }
 
     TEST(PpeoutTest, WritesAFileAndNeverOverwrites)
