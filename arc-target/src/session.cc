@@ -173,11 +173,34 @@ Result<std::string> Session::receive(Clock::time_point deadline, bool notificati
     }
 }
 
+// Whether `packet` is answered by a stop reply: `?`, and what runs or attaches to the target.
+static bool answeredByStop(std::string_view packet)
+{
+    if (packet == "?" || packet == "vStopped")
+        return true;
+    if (packet.rfind("vCont", 0) == 0)
+        return packet != "vCont?";
+    if (packet.rfind("vAttach", 0) == 0 || packet.rfind("vRun", 0) == 0)
+        return true;
+    return !packet.empty() && (packet[0] == 'c' || packet[0] == 'C' || packet[0] == 's' || packet[0] == 'S');
+}
+
+// A `T`/`S` stop reply to a packet that no stop answers: a stale stop that came late. QEMU answers
+// a 0x03 it read as a bad acknowledgement with a second stop, and that one can come after the ack
+// of the next packet, where the ack-time check cannot see it, in place of the reply. It is
+// counted and the real reply read; no other reply starts with T or S and two hex digits.
 Result<std::string> Session::request(std::string_view packet)
 {
     if (auto sent = send(packet); !sent)
         return sent.error();
-    return receive(deadline());
+    const bool stopExpected = m_nonStop || answeredByStop(packet);
+    for (int late = 0;; ++late) {
+        auto reply = receive(deadline());
+        if (!reply || stopExpected || late == 8 || reply->empty() || (reply->front() != 'T' && reply->front() != 'S')
+            || !parseStopReply(*reply))
+            return reply;
+        ++m_stats.lateStops;
+    }
 }
 
 } // namespace ppe::gdbremote

@@ -182,9 +182,9 @@ Result<StopReply> TargetControl::ownStop()
 
 // Stop replies that came unasked after a stop and are already received (QEMU repeats its reply
 // when it reads the 0x03 that it ignored as a bad acknowledgement): read and dropped, so that they
-// answer no later request. Later ones are set aside by Session when they come before an ack, and
-// Session::detach skips the one QEMU sends for a `D`. Nothing is read from the connection here: a
-// wait would cost every sample its time.
+// answer no later request. Later ones are set aside by Session: before an ack as unsolicited,
+// after it in place of the reply as late stops. Nothing is read from the connection here: a wait
+// would cost every sample its time.
 void TargetControl::drainStale()
 {
     for (int i = 0; i < 8 && !m_session.nonStop() && m_session.stopReceived(); ++i) {

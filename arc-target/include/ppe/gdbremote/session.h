@@ -49,6 +49,7 @@ struct SessionStats {
     std::size_t strayAcks = 0;
     std::size_t unsolicited = 0; // packets that came before the ack of ours (acknowledged, dropped)
     std::size_t notifications = 0;
+    std::size_t lateStops = 0; // stale stop replies in place of a request's reply (read past)
 };
 
 class Session {

@@ -7,7 +7,8 @@
 //
 // In all-stop mode a server reads nothing but 0x03 while the target runs (gdbserver discards the
 // packet, QEMU queues it and answers it later with a stale stop): `request()` refuses then. After
-// every stop, stop replies already queued (QEMU repeats its stop reply) are drained.
+// every stop, stop replies already queued (QEMU repeats its stop reply) are drained; one that
+// comes later, in place of a request's reply, is read past by Session::request.
 #pragma once
 
 #include "ppe/gdbremote/session.h"
@@ -54,7 +55,8 @@ public:
     Clock::time_point interruptSent() const { return m_interruptSent; }
     std::optional<StopReply> exit() const { return m_exit; }
     Session& session() { return m_session; }
-    uint64_t staleStops() const { return m_stale; } // stop replies drained after stops
+    // Stop replies drained after stops, and those that came late in place of a reply.
+    uint64_t staleStops() const { return m_stale + m_session.stats().lateStops; }
 
     // A request to the stopped target; an error, with nothing sent, while an all-stop target runs.
     Result<std::string> request(std::string_view packet);
