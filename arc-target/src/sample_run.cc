@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -120,7 +121,22 @@ namespace {
         uint64_t loadBias = 0;
         uint64_t pid = 0;
         std::string modeNote; // how the mode was chosen
+        bool qemu = false; // the server answers QEMU's own query
+        bool qemuUser = false; // ... and offers the auxiliary vector: QEMU's user-mode stub
     };
+
+    // QEMU's stubs answer a query of their own (`qqemu.sstepbits`: "ENABLE=1,NOIRQ=2,NOTIMER=4");
+    // gdbserver, OpenOCD and nSIM answer an unknown query with nothing. The user-mode stub offers
+    // qXfer:auxv:read (a process's), the system-mode one does not.
+    Status probeQemu(Session& session, Prepared& p)
+    {
+        auto reply = session.request("qqemu.sstepbits");
+        if (!reply)
+            return reply.error();
+        p.qemu = reply->rfind("ENABLE=", 0) == 0;
+        p.qemuUser = p.qemu && session.features().auxvRead;
+        return std::monostate {};
+    }
 
     Status prepare(Session& session, const SampleRequest& r, Prepared& p)
     {
@@ -146,6 +162,8 @@ namespace {
         if (!bias)
             return bias.error();
         p.loadBias = *bias;
+        if (auto probed = probeQemu(session, p); !probed)
+            return probed;
         auto mode = chooseMode(session, r.mode);
         if (!mode)
             return mode.error();
@@ -173,23 +191,89 @@ namespace {
         return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
     }
 
-    // Whether the --spawn command runs QEMU (its program's name starts with "qemu").
-    bool spawnsQemu(const std::string& command)
-    {
-        std::string program = command.substr(0, command.find(' '));
-        program = program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
-        return program.rfind("qemu", 0) == 0;
-    }
-
     // QEMU's user-mode stub flushes its translated code at every stop (tb_flush in gdb_handlesig):
     // the guest translates its working set again after each resume, and that time counts as running.
-    std::string qemuWarning(const SampleRequest& r)
+    // Known by its own query, whatever the server's name (a wrapper script, a renamed binary).
+    std::string qemuWarning(const SampleRequest& r, const std::string& peer)
     {
-        return "warning: the server is QEMU (" + r.spawn.substr(0, r.spawn.find(' '))
-            + "): its stub discards all translated code at every stop, and translating it again counts as "
-              "running time, in favour of code with many distinct blocks; function shares depend on the interval "
-              "and are distorted most below 10 ms (one function measured at 9.2 % at 1 ms, 17.9 % at 10 ms, 22.9 % at "
-              "100 ms, docs/user-guide.md): take shares from a native run, and use QEMU to see where the code is";
+        const std::string who = r.spawn.empty() ? "at " + peer : "(" + r.spawn.substr(0, r.spawn.find(' ')) + ")";
+        return "warning: the server " + who
+            + " is QEMU's user-mode stub (it answers qqemu.sstepbits and offers the auxiliary vector): it discards "
+              "all translated code at every stop, and translating it again counts as running time, in favour of "
+              "code with many distinct blocks; function shares depend on the interval and are distorted most below "
+              "10 ms (one function measured at 9.2 % at 1 ms, 17.9 % at 10 ms, 22.9 % at 100 ms, "
+              "docs/user-guide.md): take shares from a native run, use QEMU to see where the code is, and "
+              "--baseline to see the slowdown";
+    }
+
+    // The sampled run against the unsampled one (--baseline): how much longer, and how much of the
+    // running time between stops was not the program's (QEMU translating its code again).
+    std::string slowdownNote(double baseline, const SamplingResult& result)
+    {
+        char text[400];
+        if (result.end != SamplingEnd::TargetExited) {
+            std::snprintf(text, sizeof text,
+                "baseline: the program ran %.3f s unsampled through the same server; sampling ended before the "
+                "program did (after %.3f s): no slowdown to compare",
+                baseline, result.wallSeconds);
+            return text;
+        }
+        const Intrusion in = intrusionOf(result);
+        const double running = result.wallSeconds - in.stopped;
+        std::snprintf(text, sizeof text,
+            "slowdown: the program took %.3f s sampled against %.3f s unsampled through the same server "
+            "(--baseline), %.2f times as long; it ran %.3f s between stops, %.3f s %s than unsampled%s",
+            result.wallSeconds, baseline, baseline > 0 ? result.wallSeconds / baseline : 0.0, running,
+            std::abs(running - baseline), running >= baseline ? "more" : "less",
+            in.stops > 0 && running > 1.1 * baseline
+                ? ": the server's own work after the stops, counted as the program's running "
+                  "time (QEMU translating the code again)"
+                : "");
+        return text;
+    }
+
+    // A --baseline server: waited for when it ends by itself after the program (QEMU, gdbserver
+    // without --multi), killed on every other way out.
+    struct SpawnedServer {
+        pid_t pid = -1;
+        ~SpawnedServer()
+        {
+            for (int i = 0; i < 500 && pid > 0; ++i) {
+                if (exited(pid))
+                    return;
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+            if (pid > 0 && ::kill(pid, SIGKILL) == 0)
+                ::waitpid(pid, nullptr, 0);
+        }
+    };
+
+    std::function<Status()> signalling(pid_t server);
+
+    // --baseline: the program once through a server of its own with no stop of ppe-arc's, to its
+    // end: the wall seconds from the first resume. The same command, so the same emulator, options
+    // and program; only the stops differ.
+    Result<double> unsampledSeconds(const SampleRequest& r, const std::atomic<bool>& stop)
+    {
+        auto spawned = spawnServer(r.spawn);
+        if (!spawned)
+            return spawned.error();
+        SpawnedServer server { *spawned };
+        auto session = connectSoon(r, server.pid);
+        if (!session)
+            return session.error();
+        if (auto features = session->negotiate(); !features)
+            return features.error();
+        auto first = session->haltReason();
+        if (!first)
+            return first.error();
+        ControlOptions options;
+        options.fallbackInterrupt = signalling(server.pid);
+        TargetControl control(*session, options);
+        auto seconds = runToEnd(control, &stop);
+        if (!seconds)
+            (void)control.kill();
+        return seconds;
     }
 
     std::function<Status()> signalling(pid_t server)
@@ -234,6 +318,8 @@ static RemoteRun describeRun(
     run.server = session.peer();
     if (!r.spawn.empty())
         run.server += " (" + r.spawn.substr(0, r.spawn.find(' ')) + ")";
+    if (p.qemu)
+        run.server += p.qemuUser ? " (QEMU's user-mode stub)" : " (QEMU)";
     run.target = p.description.architecture;
     run.osabi = p.description.osabi;
     run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") read by " + pcStrategyName(p.probe.strategy);
@@ -279,7 +365,7 @@ static std::string intrusionNote(const SamplingResult& result)
 
 // Samples through a prepared session into the outcome's .ppe text.
 static void sampleInto(TargetControl& control, PcReader& reader, const SampleRequest& r, Prepared& p, pid_t server,
-    const std::atomic<bool>& stop, SampleOutcome& out)
+    double baseline, const std::atomic<bool>& stop, SampleOutcome& out)
 {
     Session& session = control.session();
     const auto interval = std::chrono::microseconds(int64_t(r.intervalMs * 1000));
@@ -324,8 +410,10 @@ static void sampleInto(TargetControl& control, PcReader& reader, const SampleReq
             100 * (serverCpuEnd - serverCpu) / result.wallSeconds);
         out.notes.push_back(text);
     }
-    if (spawnsQemu(r.spawn))
-        out.notes.push_back(qemuWarning(r));
+    if (baseline > 0)
+        out.notes.push_back(slowdownNote(baseline, result));
+    if (p.qemuUser)
+        out.notes.push_back(qemuWarning(r, session.peer()));
     if (result.end == SamplingEnd::PeerError)
         out.error = result.error;
 }
@@ -339,6 +427,15 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
     if (!elf)
         return out.error = elf.error().str(), out;
     p.elf = std::move(*elf);
+    double baseline = 0;
+    if (r.baseline) {
+        if (r.spawn.empty())
+            return out.error = "--baseline needs --spawn: the program runs twice, once unsampled", out;
+        auto seconds = unsampledSeconds(r, stop);
+        if (!seconds)
+            return out.error = "--baseline: " + seconds.error().str(), out;
+        baseline = *seconds;
+    }
     pid_t server = -1;
     if (!r.spawn.empty()) {
         auto spawned = spawnServer(r.spawn);
@@ -366,7 +463,7 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
     }
     p.probe = *probe;
     out.notes.push_back(p.modeNote);
-    sampleInto(control, reader, r, p, server, stop, out);
+    sampleInto(control, reader, r, p, server, baseline, stop, out);
     return out;
 }
 

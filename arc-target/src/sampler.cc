@@ -399,6 +399,29 @@ SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, 
     return Loop(control, reader, options, sample).run();
 }
 
+Result<double> runToEnd(gdbremote::TargetControl& control, const std::atomic<bool>* stop)
+{
+    const Clock::time_point start = Clock::now();
+    for (int signal = 0;;) {
+        if (auto resumed = control.resume(signal); !resumed)
+            return resumed.error();
+        for (bool spoke = false; !spoke;) {
+            if (stop && stop->load(std::memory_order_relaxed))
+                return Error { control.session().peer(), 0, "interrupted before the program ended" };
+            auto got = control.session().incoming(Clock::now() + kSlice);
+            if (!got)
+                return got.error();
+            spoke = *got;
+        }
+        auto own = control.ownStop();
+        if (!own)
+            return own.error();
+        if (own->ended())
+            return seconds(Clock::now() - start);
+        signal = programSignal(*own);
+    }
+}
+
 Intrusion intrusionOf(const SamplingResult& result)
 {
     Intrusion out;

@@ -47,6 +47,8 @@ po::options_description describe(SampleRequest& r)
     add("tdesc", po::value(&r.tdesc)->value_name("FILE"), "a target description for a server that has none");
     add("spawn", po::value(&r.spawn)->value_name("'CMD ...'"),
         "start the server with this shell command (so that it can be sent SIGINT if it ignores 0x03)");
+    add("baseline", po::bool_switch(&r.baseline),
+        "with --spawn: run the program once unsampled first, and print how much longer the sampled run took");
     add("mode", po::value(&r.mode)->value_name("all-stop|non-stop|auto")->default_value(r.mode),
         "non-stop: a sample stops one thread, the others run on; auto: non-stop where the server offers it");
     add("threads", po::value<std::string>()->value_name("all|stopped")->default_value("all"),
@@ -63,19 +65,20 @@ po::options_description describe(SampleRequest& r)
 
 void usage(const po::options_description& options)
 {
-    std::cout << "usage: ppe-arc sample --remote HOST:PORT --elf PROG [--interval MS] [--duration S] [-o OUT.ppe]\n"
-                 "                      [--tdesc FILE] [--spawn 'CMD ...'] [--mode all-stop|non-stop|auto]\n"
-                 "Samples the program counter of a program through its debug server (the GDB remote serial\n"
-                 "protocol: gdbserver, QEMU's -g stub, OpenOCD, nSIM, ...): stops it on a jittered schedule, reads\n"
-                 "the PC, lets it run again. Writes a .ppe profile for ppeout. Sampling ends with --duration,\n"
-                 "when the program ends, or on Ctrl-C; the program is never left stopped: ppe-arc detaches and\n"
-                 "it runs on.\n"
-                 "       ppe-arc poke --remote HOST:PORT [--set REG=HEX] [--write ADDR=HEXBYTES] [--break ADDR\n"
-                 "                    --kind N] [--hold S] [--journal FILE]\n"
-                 "Changes a stopped target, each change first in the undo journal; undoes them after --hold.\n"
-                 "       ppe-arc restore [--journal FILE] [--remote HOST:PORT]\n"
-                 "Undoes the changes a journal left by a killed ppe-arc names, prints the restored values.\n\n"
-              << options;
+    std::cout
+        << "usage: ppe-arc sample --remote HOST:PORT --elf PROG [--interval MS] [--duration S] [-o OUT.ppe]\n"
+           "                      [--tdesc FILE] [--spawn 'CMD ...' [--baseline]] [--mode all-stop|non-stop|auto]\n"
+           "Samples the program counter of a program through its debug server (the GDB remote serial\n"
+           "protocol: gdbserver, QEMU's -g stub, OpenOCD, nSIM, ...): stops it on a jittered schedule, reads\n"
+           "the PC, lets it run again. Writes a .ppe profile for ppeout. Sampling ends with --duration,\n"
+           "when the program ends, or on Ctrl-C; the program is never left stopped: ppe-arc detaches and\n"
+           "it runs on.\n"
+           "       ppe-arc poke --remote HOST:PORT [--set REG=HEX] [--write ADDR=HEXBYTES] [--break ADDR\n"
+           "                    --kind N] [--hold S] [--journal FILE]\n"
+           "Changes a stopped target, each change first in the undo journal; undoes them after --hold.\n"
+           "       ppe-arc restore [--journal FILE] [--remote HOST:PORT]\n"
+           "Undoes the changes a journal left by a killed ppe-arc names, prints the restored values.\n\n"
+        << options;
 }
 
 // The request, or nullopt when --help or --version asked only for a text.

@@ -19,6 +19,9 @@ struct SampleRequest {
     std::string output; // "" : PROG.ppe in the current directory
     std::string tdesc;
     std::string spawn; // a shell command starting the server, run as ppe-arc's child
+    // --baseline (with spawn): first run the program through a server of its own with no stop, and
+    // compare the sampled run's wall time with that one's.
+    bool baseline = false;
     std::string mode = "auto"; // all-stop, non-stop, auto (non-stop where the server offers it)
     bool everyThread = true; // all-stop: every thread's PC at each stop (--threads all), else the stopped one's
     uint64_t memPages = 2048; // histogram budget, 512-byte pages

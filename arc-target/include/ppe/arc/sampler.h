@@ -79,6 +79,11 @@ SamplingResult sample(gdbremote::Session& session, gdbremote::PcReader& reader, 
     const std::function<void(uint64_t pc)>& sample);
 gdbremote::ControlOptions controlOptions(const SamplerOptions& options);
 
+// Runs the stopped target to its end with no stop of ppe-arc's (the program's own signals passed
+// on): the wall seconds from the resume to its end, what `ppe-arc sample --baseline` compares the
+// sampled run with. An error when `stop` is set first or the peer fails.
+Result<double> runToEnd(gdbremote::TargetControl& control, const std::atomic<bool>* stop);
+
 // Intrusion figures of a run: the mean and the 90th percentile of the stop times, their sum, and
 // that sum ÷ wall time.
 struct Intrusion {
