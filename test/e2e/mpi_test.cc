@@ -78,15 +78,26 @@ namespace {
     // its own session directory: two mpiruns under one TMPDIR share /tmp/ompi.HOST.UID, and the one that
     // ends first removes it while the other is still creating its pid.N in it ("A call to mkdir was unable
     // to create the desired directory", orte_init failed) when ctest runs the MPI tests side by side.
+    std::vector<std::string> mpirunArgv(
+        const std::vector<std::string>& program, const std::string& out, const std::vector<std::string>& options = {})
+    {
+        std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
+            "4", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.insert(argv.end(), program.begin(), program.end());
+        return argv;
+    }
+
+    std::vector<EnvChange> mpirunEnv(const TempDir& session)
+    {
+        return { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
+            { "TMPDIR", session.path() } };
+    }
+
     RunResult mpirun(const std::vector<std::string>& program, const std::string& out)
     {
         const TempDir session;
-        std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
-            "4", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
-        argv.insert(argv.end(), program.begin(), program.end());
-        return runProgram(argv,
-            { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
-                { "TMPDIR", session.path() } });
+        return runProgram(mpirunArgv(program, out), mpirunEnv(session));
     }
 #define PPE_NEEDS_MPI()
 #else
@@ -419,6 +430,62 @@ namespace {
         r = runProgram({ PPEOUT, dir.file("none") + "/*.ppe", "-" });
         EXPECT_EQ(r.status, 1);
         EXPECT_NE(r.err.find("no file matches this pattern"), std::string::npos) << r.err;
+    }
+
+#ifdef PPE_MPI_IMBALANCE
+    // The paths in `dir` whose names end with `suffix`, and hold `text` when it is given.
+    std::vector<std::string> filesEndingIn(const TempDir& dir, const std::string& suffix, const std::string& text = "")
+    {
+        std::vector<std::string> out;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+            const std::string name = entry.path().string();
+            if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0
+                && (text.empty() || readFile(name).find(text) != std::string::npos))
+                out.push_back(name);
+        }
+        return out;
+    }
+
+    // Polls for `count` files as filesEndingIn says, for up to a minute.
+    bool waitForFiles(const TempDir& dir, size_t count, const std::string& suffix, const std::string& text = "")
+    {
+        for (int polls = 0; polls < 6000; ++polls) {
+            if (filesEndingIn(dir, suffix, text).size() >= count)
+                return true;
+            usleep(10000);
+        }
+        return false;
+    }
+#endif
+
+    // docs/batch.md's MPI job script ends `exec mpirun ...`, so the batch shell is mpirun and it
+    // gets the scheduler's warning (`--signal=B:USR2@120`): Open MPI's mpirun passes SIGUSR2 on to
+    // every rank, each writes its snapshot and works on; the SIGTERM of the time limit then ends
+    // the job with every rank's complete profile.
+    TEST(MpiTest, MpirunPassesTheSnapshotSignalToEveryRank)
+    {
+        PPE_NEEDS_MPI();
+#ifdef PPE_MPI_IMBALANCE
+        TempDir dir, session;
+        // Rank 1 would abort after 10^5 units (hours): every rank works until the SIGTERM.
+        // mpirun itself gets the signals: GNU timeout would die of a SIGUSR2 rather than pass it on.
+        std::vector<std::string> argv = mpirunArgv(
+            { kMpiProgram, "abort", "100000", "1" }, dir.path() + "/", { "-x", "PPE_SNAPSHOT_SIGNAL=USR2" });
+        argv.erase(argv.begin(), argv.begin() + 2);
+        ASSERT_EQ(argv.front(), PPE_MPIRUN);
+        const Running job = startProgram(argv, mpirunEnv(session));
+        ASSERT_TRUE(waitForFiles(dir, 4, ".live")) << "four ranks running under the collector";
+        ASSERT_TRUE(filesEndingIn(dir, ".ppe").empty()) << "a profile before the snapshot was asked for";
+        ASSERT_EQ(kill(job.pid, SIGUSR2), 0);
+        EXPECT_TRUE(waitForFiles(dir, 4, ".ppe", "status checkpoint")) << "every rank's snapshot";
+        ASSERT_EQ(kill(job.pid, SIGTERM), 0);
+        const RunResult ended = waitProgram(job);
+        for (int rank = 0; rank < 4; ++rank) {
+            const Profile p = readBack(dir.file("mpi_imbalance.rank" + std::to_string(rank) + ".ppe"));
+            EXPECT_EQ(p.status, ProfileStatus::Complete) << "rank " << rank << "\n" << ended.err;
+            EXPECT_GT(p.total, 0u) << "rank " << rank;
+        }
+#endif
     }
 
 } // namespace
