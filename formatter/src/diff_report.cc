@@ -47,15 +47,30 @@ HolmResult holm(const std::vector<double>& p, double alpha)
     std::vector<size_t> order(m);
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
-    HolmResult out { std::vector<bool>(m, false), std::vector<double>(m, 0) };
+    HolmResult out { std::vector<bool>(m, false), std::vector<double>(m, 0), std::vector<double>(m, 1) };
     bool rejecting = true; // step-down: the first p over its bound stops all rejections after it
+    double adjusted = 0; // the running maximum keeps the adjusted p in the order of the p
     for (size_t rank = 0; rank < m; ++rank) {
         const size_t i = order[rank];
         out.threshold[i] = alpha / double(m - rank);
         rejecting = rejecting && p[i] <= out.threshold[i];
         out.rejected[i] = rejecting;
+        adjusted = std::min(1.0, std::max(adjusted, double(m - rank) * p[i]));
+        out.adjusted[i] = adjusted;
     }
     return out;
+}
+
+std::string movementOf(const DiffRow& r)
+{
+    const std::string way = r.time.z < 0 ? "faster" : "slower";
+    if (r.timeSignificant && r.shareSignificant)
+        return (r.time.z < 0) == (r.share.z < 0) ? way : way + ", less than the rest";
+    if (r.timeSignificant)
+        return way + ", like the rest";
+    if (r.shareSignificant)
+        return r.share.z < 0 ? "smaller share only" : "larger share only";
+    return "-";
 }
 
 namespace {
@@ -126,7 +141,7 @@ namespace {
             secondsPerSample(changed.profile) };
     }
 
-    // The row's numbers and its two tests; `p` is the intersection-union p of both.
+    // The row's numbers and its two tests.
     DiffRow compareRow(std::string name, std::string unit, double hitsBase, double hitsChanged, const Sides& s)
     {
         DiffRow r;
@@ -144,35 +159,42 @@ namespace {
         r.deltaSeconds = r.changedSeconds - r.baseSeconds;
         r.secondsError = std::sqrt(hitsBase * s.sBase * s.sBase + hitsChanged * s.sChanged * s.sChanged);
         r.time = poissonTimeTest(hitsBase, s.sBase, hitsChanged, s.sChanged);
-        const bool sameSign = (r.share.z > 0 && r.time.z > 0) || (r.share.z < 0 && r.time.z < 0);
-        r.p = sameSign ? std::max(r.share.p, r.time.p) : 1.0;
         return r;
     }
 
-    // Holm's correction over the table's rows, for the verdict and for the share test alone.
+    // Holm's correction over the table's rows, for the share test and the time test each.
     void correct(DiffTable& table, double alpha)
     {
-        std::vector<double> p, shareP;
+        std::vector<double> shareP, timeP;
         for (const DiffRow& r : table.rows) {
-            p.push_back(r.p);
             shareP.push_back(r.share.p);
+            timeP.push_back(r.time.p);
         }
-        const HolmResult verdict = holm(p, alpha);
         const HolmResult share = holm(shareP, alpha);
+        const HolmResult time = holm(timeP, alpha);
         for (size_t i = 0; i < table.rows.size(); ++i) {
-            table.rows[i].threshold = verdict.threshold[i];
-            table.rows[i].significant = verdict.rejected[i];
-            table.rows[i].shareSignificant = share.rejected[i];
-            table.significant += verdict.rejected[i] ? 1 : 0;
+            DiffRow& r = table.rows[i];
+            r.shareP = share.adjusted[i];
+            r.timeP = time.adjusted[i];
+            r.shareSignificant = share.rejected[i];
+            r.timeSignificant = time.rejected[i];
+            r.significant = r.shareSignificant && r.timeSignificant && (r.share.z < 0) == (r.time.z < 0);
+            r.movement = movementOf(r);
+            table.significant += r.significant ? 1 : 0;
+            table.timeChanged += r.timeSignificant ? 1 : 0;
+            table.shareChanged += r.shareSignificant ? 1 : 0;
         }
         table.compared = table.rows.size();
     }
 
+    // Rows that changed by themselves, then those whose time changed, then those whose share did.
+    int verdictRank(const DiffRow& r) { return r.significant ? 0 : r.timeSignificant ? 1 : r.shareSignificant ? 2 : 3; }
+
     void sortRows(std::vector<DiffRow>& rows)
     {
         std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
-            if (a.significant != b.significant)
-                return a.significant;
+            if (verdictRank(a) != verdictRank(b))
+                return verdictRank(a) < verdictRank(b);
             if (std::fabs(a.deltaSeconds) != std::fabs(b.deltaSeconds))
                 return std::fabs(a.deltaSeconds) > std::fabs(b.deltaSeconds);
             return a.name < b.name;
@@ -289,11 +311,12 @@ namespace {
 
     void addProgramTime(DiffReport& d)
     {
+        d.sameBuild = !d.base.buildId.empty() && d.base.buildId == d.changed.buildId;
         d.deltaSeconds = d.changed.sampledSeconds - d.base.sampledSeconds;
         d.deltaSecondsPercent = d.base.sampledSeconds > 0 ? 100.0 * d.deltaSeconds / d.base.sampledSeconds : 0;
         d.time = poissonTimeTest(
             double(d.base.inRange), d.base.secondsPerSample, double(d.changed.inRange), d.changed.secondsPerSample);
-        d.timeSignificant = d.time.p <= d.alpha;
+        d.timeSignificant = !d.sameBuild && d.time.p <= d.alpha;
     }
 
     void addWarnings(std::vector<std::string>& warnings, const std::string& path, const Report& report)

@@ -113,8 +113,8 @@ void usage(const po::options_description& options)
                "and program text too.\n"
                "With --diff BASE_PPE, the report compares BASE_PPE (formatted with --base-map/--base-exe, or\n"
                "with the same map and executable when it is a profile of the same build, else its image's\n"
-               "DWARF) with PPE_FILE: rows matched by name, the change of each row's share and time, and\n"
-               "whether it is significant (z-tests, Holm's correction, family-wise error 5%).\n\n");
+               "DWARF) with PPE_FILE: rows matched by name, the change of each row's share and time, each\n"
+               "with its verdict (z-tests, Holm's correction, family-wise error 5%), and which moved.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
@@ -166,7 +166,7 @@ po::options_description describe(Options& o)
         "format with a map that does not fit the profile (of another program or build; the report may be wrong)");
     add("diff", po::value(&o.diff),
         "compare with this base profile (of the same build or another build of the program): per module and "
-        "function, the change of share and time and whether it is significant");
+        "function, the change of share and time, each with its verdict, and which moved");
     add("base-map", po::value(&o.baseMap), "--diff: the linker map of the base profile's build");
     add("base-exe", po::value(&o.baseExe), "--diff: the executable the base profile is of");
     add("asm", po::bool_switch(&r.instructions),

@@ -23,17 +23,19 @@ namespace {
     // A row of a comparison table.
     struct DiffRow {
         std::string name;
-        double basePercent = 0, newPercent = 0, deltaPercent = 0, shareZ = 0;
-        double baseSeconds = 0, newSeconds = 0, deltaSeconds = 0, error = 0, timeZ = 0;
-        bool significant = false;
+        double basePercent = 0, newPercent = 0, deltaPercent = 0, shareZ = 0, shareP = 1;
+        double baseSeconds = 0, newSeconds = 0, deltaSeconds = 0, error = 0, timeZ = 0, timeP = 1;
+        std::string moved; // "faster", "slower, less than the rest", "smaller share only", "-"...
+        bool significant = false; // time and share changed in the same direction: "faster" or "slower"
     };
 
     // The rows of the table after `title` ("COMPARISON BY FUNCTION") in ppeout's text.
     std::vector<DiffRow> diffRows(const std::string& text, const std::string& title)
     {
-        static const std::regex row(R"(^\s*\d+ - (.*?)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+(-?[\d.]+)\s+)"
-                                    R"((-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+) \+-\s+([\d.]+)\s+(-?[\d.]+)\s+\S+\s+)"
-                                    R"((significant|-)(.*)$)");
+        static const std::regex row(
+            R"(^\s*\d+ - (.*?)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+(-?[\d.]+)\s+(\S+)\s+)"
+            R"((-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+) \+-\s+([\d.]+)\s+(-?[\d.]+)\s+(\S+)\s+)"
+            R"((.*?)( \(no hits in \w+\))?$)");
         std::vector<DiffRow> rows;
         const size_t at = text.find(title);
         if (at == std::string::npos)
@@ -45,8 +47,10 @@ namespace {
             std::smatch m;
             if (!std::regex_match(line, m, row))
                 continue;
+            const std::string moved = m[13];
             rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]), std::stod(m[6]),
-                std::stod(m[7]), std::stod(m[8]), std::stod(m[9]), std::stod(m[10]), m[11] == "significant" });
+                std::stod(m[7]), std::stod(m[8]), std::stod(m[9]), std::stod(m[10]), std::stod(m[11]), std::stod(m[12]),
+                moved, moved == "faster" || moved == "slower" });
         }
         return rows;
     }
@@ -123,6 +127,11 @@ namespace {
             ASSERT_FALSE(rows.empty()) << table << "\n" << same.out;
             EXPECT_EQ(significantNames(rows), "") << same.out;
         }
+        // Two runs of one build: the program time's change is the machine's, not a finding.
+        std::smatch programTime;
+        ASSERT_TRUE(std::regex_search(same.out, programTime, std::regex("Program time, s .*"))) << same.out;
+        EXPECT_EQ(programTime.str().find("significant"), std::string::npos) << programTime.str();
+        EXPECT_NE(programTime.str().find("run-to-run variation"), std::string::npos) << programTime.str();
         const std::vector<DiffRow> sameRows = diffRows(same.out, "COMPARISON BY FUNCTION");
         for (const char* f : { "north", "east", "south", "west" }) {
             const DiffRow* r = find(sameRows, f);
@@ -148,8 +157,55 @@ namespace {
         EXPECT_NEAR(south->newPercent, 40, 6) << "twice a quarter's work is 2/5 of the whole\n" << diff.out;
         EXPECT_NEAR(south->newSeconds / south->baseSeconds, 2.0, 0.4) << diff.out;
         EXPECT_EQ(significantNames(rows), south->name + "; ") << diff.out;
-        for (const char* f : { "north", "east", "west" })
+        EXPECT_EQ(south->moved, "slower") << diff.out;
+        for (const char* f : { "north", "east", "west" }) {
             EXPECT_LT(find(rows, f)->deltaPercent, 0) << f << ": its share fell (its time did not grow)\n" << diff.out;
+            EXPECT_EQ(find(rows, f)->moved, "smaller share only") << f << "\n" << diff.out;
+        }
+    }
+
+    // diff_faster.c built twice by the real compiler into dir/BUILD/diff_faster: the second build
+    // with -DPPE_REBUILT=1 (every function faster, south least).
+    std::string compiledFaster(const TempDir& dir, const std::string& build, bool rebuilt)
+    {
+        std::filesystem::create_directories(dir.file(build));
+        const std::string exe = dir.file(build + "/diff_faster");
+        const RunResult cc = runProgram({ "gcc", "-O2", "-g", rebuilt ? "-DPPE_REBUILT=1" : "-DPPE_REBUILT=0", "-o",
+            exe, std::string(PPE_SOURCE_DIR) + "/test/e2e/diff_faster.c" });
+        EXPECT_EQ(cc.status, 0) << cc.err;
+        return exe;
+    }
+
+    // Issue 34: between two builds where every function got faster, the one that gained least
+    // gained share. Its time fell by a quarter, far beyond the error: the time's own verdict says
+    // so, and the row says it got faster, less than the rest.
+    TEST_F(DiffTest, AFunctionFasterButLessThanTheRestHasAVerdictOnItsTime)
+    {
+        const std::string first = compiledFaster(dir, "before", false);
+        const std::string second = compiledFaster(dir, "after", true);
+        std::vector<std::string> ppe;
+        for (const std::string& exe : { first, second }) {
+            ppe.push_back(dir.file("p" + std::to_string(ppe.size()) + ".ppe"));
+            const RunResult run = runProgram({ exe, "150" },
+                { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", ppe.back() }, { "LD_PRELOAD", PPE_LIBRARY } });
+            ASSERT_EQ(run.status, 0) << run.err;
+        }
+        const RunResult diff = runProgram({ PPEOUT, "--diff", ppe[0], ppe[1], "-" });
+        ASSERT_EQ(diff.status, 0) << diff.err;
+        const std::vector<DiffRow> rows = diffRows(diff.out, "COMPARISON BY FUNCTION");
+        const DiffRow* south = find(rows, "south");
+        ASSERT_NE(south, nullptr) << diff.out;
+        EXPECT_NEAR(south->newSeconds / south->baseSeconds, 0.75, 0.12) << diff.out;
+        EXPECT_NEAR(south->newPercent, 300.0 / 7, 5) << diff.out;
+        EXPECT_GT(south->deltaPercent, 0) << diff.out;
+        EXPECT_LT(south->timeZ, -4) << diff.out;
+        EXPECT_LT(south->timeP, 0.05) << "the time's verdict, not p 1\n" << diff.out;
+        EXPECT_LT(south->shareP, 0.05) << diff.out;
+        EXPECT_EQ(south->moved, "faster, less than the rest") << diff.out;
+        for (const char* f : { "north", "east", "west" }) {
+            ASSERT_NE(find(rows, f), nullptr) << f << "\n" << diff.out;
+            EXPECT_EQ(find(rows, f)->moved, "faster") << f << ": a third of the time, a smaller share\n" << diff.out;
+        }
     }
 
     TEST_F(DiffTest, WithTheMapOfEachBuild)

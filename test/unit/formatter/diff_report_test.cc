@@ -119,6 +119,45 @@ namespace {
         EXPECT_FALSE(north.significant);
     }
 
+    // Every function faster, south least (issue 34): south's time fell from 1000 to 750 samples
+    // (z = -250 / sqrt(1750) x ... = -5.98) while its share rose from 25 % to 3/7 (750 of 1750).
+    // Its time has its own verdict; the word says it got faster, less than the rest.
+    TEST(DiffTable, FasterButLessThanTheRestHasATimeVerdict)
+    {
+        const Report base = reportOf(fourFunctions(), { 1000, 1000, 1000, 1000 });
+        const Report rebuilt = reportOf(fourFunctions(), { 333, 333, 750, 334 });
+        const DiffTable t = diffTable(base, rebuilt, ModuleKind::Function);
+        const DiffRow& south = rowNamed(t, "south (work.c)");
+        EXPECT_NEAR(south.time.z, -250 / std::sqrt(1750.0), 1e-9);
+        EXPECT_GT(south.share.z, 0);
+        EXPECT_TRUE(south.timeSignificant);
+        EXPECT_TRUE(south.shareSignificant);
+        EXPECT_FALSE(south.significant); // they moved in opposite directions
+        EXPECT_LE(south.timeP, 4 * south.time.p); // Holm's adjusted p, at most m p
+        EXPECT_EQ(south.movement, "faster, less than the rest");
+        EXPECT_EQ(rowNamed(t, "north (work.c)").movement, "faster");
+        EXPECT_EQ(t.timeChanged, 4u);
+        EXPECT_EQ(t.significant, 3u);
+        // The whole program a third faster, every share kept: the time moved like the rest's.
+        const DiffTable uniform
+            = diffTable(base, reportOf(fourFunctions(), { 667, 667, 667, 667 }), ModuleKind::Function);
+        EXPECT_EQ(rowNamed(uniform, "east (work.c)").movement, "faster, like the rest");
+    }
+
+    TEST(DiffStatistics, HolmAdjustedPIsRejectedExactlyWhenUnderAlpha)
+    {
+        // Sorted 0.005, 0.01, 0.03, 0.04: adjusted 4 x 0.005 = 0.02, max(0.02, 3 x 0.01) = 0.03,
+        // max(0.03, 2 x 0.03) = 0.06, max(0.06, 0.04) = 0.06.
+        const HolmResult h = holm({ 0.01, 0.04, 0.03, 0.005 }, 0.05);
+        EXPECT_NEAR(h.adjusted[3], 0.02, 1e-12);
+        EXPECT_NEAR(h.adjusted[0], 0.03, 1e-12);
+        EXPECT_NEAR(h.adjusted[2], 0.06, 1e-12);
+        EXPECT_NEAR(h.adjusted[1], 0.06, 1e-12);
+        for (size_t i = 0; i < 4; ++i)
+            EXPECT_EQ(h.rejected[i], h.adjusted[i] <= 0.05) << i;
+        EXPECT_EQ(holm({ 0.9, 0.8 }, 0.05).adjusted, (std::vector<double> { 1.0, 1.0 }));
+    }
+
     TEST(DiffTable, SameProfileOrAUniformSlowdownFlagsNothing)
     {
         const Report base = reportOf(fourFunctions(), { 1000, 1500, 700, 300 });
@@ -182,7 +221,11 @@ namespace {
             reportOf(fourFunctions(), { 1000, 1000, 2000, 1000 }), ModuleKind::Function));
         const std::string text = renderTextDiff(d);
         EXPECT_NE(text.find("COMPARISON BY FUNCTION"), std::string::npos) << text;
-        EXPECT_NE(text.find("4 rows compared, 1 significant"), std::string::npos) << text;
+        EXPECT_NE(text.find("4 rows compared: time changed in 1, share in 4, both in the same direction in 1"),
+            std::string::npos)
+            << text;
+        EXPECT_NE(text.find("+0.500 +-  0.027   18.26  7.2e-74  slower\n"), std::string::npos) << text;
+        EXPECT_NE(text.find("+0.000 +-  0.022    0.00        1  smaller share only\n"), std::string::npos) << text;
         EXPECT_NE(text.find("south (work.c)   25.00   40.00   +15.00"), std::string::npos) << text;
         EXPECT_NE(text.find("family-wise error 5%"), std::string::npos) << text;
     }

@@ -7,11 +7,12 @@
 //    two-proportion z-test (pooled proportion) says whether the share changed;
 //  - a row's time is its hits times the time one sample stands for (secondsPerSample); the Poisson
 //    z-test on the difference says whether the time changed;
-//  - a row is significant when both changed in the same direction: its p is the larger of the two
-//    tests' p (an intersection-union test, valid whichever of the two nulls holds), corrected for
-//    the number of rows compared by Holm's step-down method at a family-wise error of kDiffAlpha.
+//  - each test has its own verdict, corrected for the number of rows compared by Holm's step-down
+//    method at a family-wise error of kDiffAlpha; one word (movement) says what moved: "faster"
+//    (time and share fell), "faster, less than the rest" (time fell, share rose), "faster, like
+//    the rest" (time fell, share did not change), "smaller share only" (time did not change)...
 //  Shares alone are coupled (when one function slows, every other's share falls) and times alone
-//  move together with the machine's speed; requiring both flags what changed by itself.
+//  move together with the machine's speed: the word says which of the two a verdict rests on.
 #pragma once
 
 #include "ppe/formatter/make_report.h"
@@ -66,10 +67,12 @@ struct DiffRow {
     double deltaSeconds = 0; // changedSeconds - baseSeconds
     double secondsError = 0; // Poisson standard error of deltaSeconds
     ZTest time; // z-test of the times
-    double p = 1; // max(share.p, time.p) when both z have one sign, else 1: the row's p
-    double threshold = 0; // Holm's bound for this row's rank: significant when p <= threshold and all before were
-    bool significant = false; // share and time changed, Holm-corrected
-    bool shareSignificant = false; // the two-proportion test alone, Holm-corrected (the share changed)
+    double shareP = 1; // share.p adjusted by Holm's method over the table's rows
+    double timeP = 1; // time.p adjusted likewise
+    bool shareSignificant = false; // shareP <= alpha: the share changed
+    bool timeSignificant = false; // timeP <= alpha: the time changed
+    bool significant = false; // both changed, in the same direction: the row changed by itself
+    std::string movement; // "faster", "slower, less than the rest", "larger share only", "-"...
 };
 
 struct DiffTable {
@@ -78,7 +81,9 @@ struct DiffTable {
     // hits that fell in no module's code, when either side has some.
     std::vector<DiffRow> rows;
     size_t compared = 0; // rows in the correction's family (all rows)
-    size_t significant = 0;
+    size_t significant = 0; // rows whose time and share changed in the same direction
+    size_t timeChanged = 0; // rows whose time changed
+    size_t shareChanged = 0; // rows whose share changed
 };
 
 struct DiffReport {
@@ -89,6 +94,9 @@ struct DiffReport {
     double deltaSecondsPercent = 0; // of the base's sampled time
     ZTest time;
     bool timeSignificant = false; // time.p <= alpha (one test)
+    // Two profiles of one build (same build id): a change of the program time is run-to-run
+    // variation of the machine, which the binomial errors do not cover; no verdict is given on it.
+    bool sameBuild = false;
     std::vector<DiffTable> tables; // --by's modules; with --by unit also the functions
     std::vector<std::string> warnings;
 };
@@ -103,11 +111,13 @@ ZTest twoProportionTest(double x1, double n1, double x2, double n2);
 // stand for s1 and s2 seconds each.
 ZTest poissonTimeTest(double x1, double s1, double x2, double s2);
 
-// Holm's step-down correction: which of `p` are rejected at family-wise error `alpha`, and the
-// bound each was held to (alpha / (m - rank), rank in increasing p).
+// Holm's step-down correction: which of `p` are rejected at family-wise error `alpha`, the bound
+// each was held to (alpha / (m - rank), rank in increasing p) and its adjusted p (the largest
+// (m - j) p of the ranks j up to its own, at most 1: rejected exactly when adjusted <= alpha).
 struct HolmResult {
     std::vector<bool> rejected;
     std::vector<double> threshold;
+    std::vector<double> adjusted;
 };
 HolmResult holm(const std::vector<double>& p, double alpha);
 
@@ -115,6 +125,9 @@ HolmResult holm(const std::vector<double>& p, double alpha);
 // (moduleKey: the object of another build directory is the same unit), a function by its name
 // and its unit's; where that key is not unique on a side, by the full names. Statistics filled.
 DiffTable diffTable(const Report& base, const Report& changed, ModuleKind kind, double alpha = kDiffAlpha);
+
+// The word that says what moved in a row whose verdicts are set (see the top of this file).
+std::string movementOf(const DiffRow& row);
 
 DiffSide diffSide(const Report& report, const std::string& path);
 
