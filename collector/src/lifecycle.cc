@@ -485,10 +485,11 @@ void load()
         disabled("cannot find the code of the main executable");
         return;
     }
+    // The name first: a directory PPE_OUT names is made now, and a failure is the first line.
+    nameOutput(image.path, descendant);
     g_ppe.finalScratch = createOutputScratch();
     if (!g_ppe.finalScratch || !arm())
         return;
-    nameOutput(image.path, descendant);
     static ObjectImage object; // PPE_OBJECT: a shared object's code instead (static: 4 KiB of path)
     const ObjectImage& monitored = monitoredImage(image, object);
     if (LiveProfile* live = prepareLive(monitored, monitored.codeStart, monitored.codeEnd, g_ppe.config.pages))

@@ -3,6 +3,7 @@
 #include "messages.h"
 #include "ppe/core/output_file.h"
 
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
@@ -133,10 +134,56 @@ namespace {
         return e;
     }
 
-    enum class Directory { None, Own, Foreign };
+    enum class Directory { None, Own, Foreign, Unmade };
 
-    // What the output name is: a directory of the user's or root's (or a name ending in '/', which
-    // the program may still create), one of another user's, or none.
+    // Makes the directory `name`, a missing component of a path, in its parent `name`[0, parentEnd)
+    // ("/" for 0 when the path is absolute, else "."): only when the parent is the user's or root's.
+    int makeOneDirectory(char* name, size_t parentEnd)
+    {
+        const char saved = name[parentEnd];
+        name[parentEnd] = '\0';
+        bool foreign = false;
+        const bool own = ownDirectoryAt(parentEnd ? name : name[0] == '/' || saved == '/' ? "/" : ".", &foreign);
+        name[parentEnd] = saved;
+        if (!own)
+            return foreign ? EACCES : ENOTDIR;
+        return mkdir(name, 0777) == 0 || errno == EEXIST ? 0 : errno;
+    }
+
+    // Makes the directory `path` as `mkdir -p` would (issue 34): each component that does not exist,
+    // mode 0777 less the umask, and only in a directory of the user's or root's (ownDirectoryAt: no
+    // directory of another user's, or symlink of theirs on the way, is made into). Returns 0, or the
+    // errno value of the failure (EACCES for another user's directory).
+    int makeDirectories(const char* path)
+    {
+        char prefix[PATH_MAX];
+        copyString(prefix, sizeof(prefix), path);
+        const size_t n = std::strlen(prefix);
+        size_t parentEnd = 0; // where the parent of the component looked at ends (its '/')
+        for (size_t i = 1; i <= n; ++i) {
+            if (i < n && prefix[i] != '/')
+                continue;
+            if (prefix[i - 1] == '/') { // "//", or the final '/'
+                parentEnd = i;
+                continue;
+            }
+            const char kept = prefix[i];
+            prefix[i] = '\0';
+            struct stat st { };
+            const int error = stat(prefix, &st) == 0 ? 0
+                : errno == ENOENT                    ? makeOneDirectory(prefix, parentEnd)
+                                                     : errno;
+            prefix[i] = kept;
+            if (error)
+                return error;
+            parentEnd = i;
+        }
+        bool foreign = false;
+        return ownDirectoryAt(prefix, &foreign) ? 0 : foreign ? EACCES : ENOTDIR;
+    }
+
+    // What the output name is: a directory of the user's or root's (a name ending in '/' is made now,
+    // as `mkdir -p` would), one of another user's, one that cannot be made, or none.
     Directory namedDirectory(const char* pathTemplate)
     {
         char path[PATH_MAX];
@@ -148,7 +195,14 @@ namespace {
             say({ "PPE_OUT: ", path, " is a directory of another user: the profile goes to the current directory" });
             return Directory::Foreign;
         }
-        return own || (n && path[n - 1] == '/') ? Directory::Own : Directory::None;
+        if (own || !n || path[n - 1] != '/')
+            return own ? Directory::Own : Directory::None;
+        if (const int error = makeDirectories(path)) {
+            say({ "PPE_OUT: cannot make the directory ", path, " (", strerrordesc_np(error),
+                "): the profile goes to the current directory" });
+            return Directory::Unmade;
+        }
+        return Directory::Own;
     }
 
     // The current directory and a '/' (as a template), unless `wanted` is absolute.
@@ -213,12 +267,15 @@ namespace {
     {
         startDirectory(wanted, path);
         const Expansion e = expandPatterns(wanted, parts, path);
-        const Directory directory = namedDirectory(path);
-        if (directory == Directory::Foreign)
+        Directory directory = namedDirectory(path);
+        const bool elsewhere = directory == Directory::Foreign || directory == Directory::Unmade;
+        if (elsewhere) {
             startDirectory(".", path);
-        else if (directory == Directory::Own && path[std::strlen(path) - 1] != '/')
+            directory = Directory::Foreign;
+        } else if (directory == Directory::Own && path[std::strlen(path) - 1] != '/') {
             appendTo(path, "/");
-        const bool distinct = e.distinct && directory != Directory::Foreign;
+        }
+        const bool distinct = e.distinct && !elsewhere;
         const char* rank = distinct ? nullptr : parts.rank;
         if (directory != Directory::None || descendant) {
             if (directory == Directory::None)
@@ -233,7 +290,7 @@ namespace {
         } else {
             copyString(g_userNamed, sizeof(g_userNamed), path);
         }
-        return e.issues | (directory == Directory::Foreign ? unsigned(kForeignDirectory) : 0u);
+        return e.issues | (elsewhere ? unsigned(kForeignDirectory) : 0u);
     }
 
     // True when `line` of /proc/PID/maps maps a live file: a path ending in ".DIGITS.live" (with

@@ -29,19 +29,22 @@ enum NameIssue : unsigned {
     kUnknownPattern = 1, // a '%' followed by a letter other than p h r j %: kept as it is
     kNoRank = 2, // %r without a rank: the pid stands for it
     kNoJob = 4, // %j without a job id: "nojob"
-    kForeignDirectory = 8, // PPE_OUT is another user's directory: the current directory instead (said already)
+    // PPE_OUT is another user's directory, or one that cannot be made: the current directory instead
+    // (said already)
+    kForeignDirectory = 8,
 };
 
 // The profile's name as a template: the final name with %p for the pid and %% for a '%', so that a
 // forked child can put its own pid in (outputPathForChild). `wanted` is PPE_OUT with %h %r %j
 // expanded now and resolved against the current directory now (the program may chdir before it
-// ends); a directory (an existing one, or a name ending in '/') holds one file per process:
+// ends); a directory (an existing one, or a name ending in '/', made now with its parents as
+// `mkdir -p` would, in directories of the user's or root's only) holds one file per process:
 // DIR/IMAGE_NAME.rankR.ppe when the rank is known, else DIR/IMAGE_NAME.PID.ppe (DIR/IMAGE_NAME.ppe
 // when the directory's name has %r or %p). Only a directory of the effective user's or root's is
 // used so (output_file.h ownDirectoryAt); another user's is not, and its files go to the current
-// directory (saying so, one line). nullptr gives IMAGE.ppe, or parts.defaultDirectory/IMAGE_NAME.ppe.
-// When the rank is known and the name has neither %r nor %p, ".rankR" goes before the extension
-// (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each other.
+// directory (saying so, one line), as do those of a directory that cannot be made (saying why). nullptr gives
+// IMAGE.ppe, or parts.defaultDirectory/IMAGE_NAME.ppe. When the rank is known and the name has neither %r nor %p,
+// ".rankR" goes before the extension (IMAGE.rank3.ppe), so that the ranks of a job never overwrite each other.
 //
 // A descendant writes DIR/IMAGE_NAME.PID.ppe, its own name, never the first program's: DIR is the
 // directory of `wanted`, else parts.defaultDirectory, else the current directory. A descendant is a

@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 
@@ -64,8 +65,23 @@ namespace {
         EXPECT_EQ(chosen((tmp + "/").c_str(), "/usr/bin/dd", false), tmp + "/dd." + kPid + ".ppe");
         // The pid stays a pattern: a forked child puts its own in.
         EXPECT_EQ(templateOf((tmp + "/").c_str()), tmp + "/prog.%p.ppe");
-        // A name ending in '/' is a directory even before it exists (the launcher checks it).
-        EXPECT_EQ(chosen("/nonexistent/out/", "/usr/bin/dd", false), "/nonexistent/out/dd." + kPid + ".ppe");
+    }
+
+    // A name ending in '/' is a directory even before it exists: made at start, with its parents, as
+    // `mkdir -p` would (issue 34); one that cannot be made sends the files to the current directory.
+    TEST(OutputNames, ADirectoryNamedWithAFinalSlashIsMadeAtStart)
+    {
+        const std::string top = std::filesystem::temp_directory_path().string() + "/ppe-names-made-" + kPid;
+        const std::string wanted = top + "/run/out/";
+        EXPECT_EQ(chosen(wanted.c_str(), "/usr/bin/dd", false), wanted + "dd." + kPid + ".ppe");
+        EXPECT_TRUE(std::filesystem::is_directory(wanted));
+        std::ofstream(top + "/file") << "in the way\n";
+        unsigned issues = 0;
+        const std::string cwd = std::filesystem::current_path().string();
+        const NameParts rank3 { "node7", "3", nullptr };
+        EXPECT_EQ(chosen((top + "/file/out/").c_str(), "/usr/bin/dd", false, rank3, &issues), cwd + "/dd.rank3.ppe");
+        EXPECT_EQ(issues, unsigned(kForeignDirectory));
+        std::filesystem::remove_all(top);
     }
 
     TEST(OutputNames, WithoutPpeOutTheLaunchersDirectoryGetsTheImagesName)
