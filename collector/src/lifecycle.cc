@@ -18,6 +18,7 @@
 #include "service_thread.h"
 #include "threads.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -96,13 +97,16 @@ namespace {
     {
         removeLiveFile();
         const int fd = openLiveFile(g_ppe.outputPath, g_ppe.livePath);
+        int error = fd < 0 ? errno : 0;
         LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd);
+        error = error ? error : live ? 0 : errno; // fallocate's ENOSPC, EDQUOT; mmap's ENOMEM
         if (fd >= 0)
             close(fd);
         if (!live || fd < 0) {
             if (!live)
                 removeLiveFile();
-            say({ "no live file next to ", g_ppe.outputPath, ": a SIGKILL would lose the profile" });
+            say({ "no live file next to ", g_ppe.outputPath, " (", strerrordesc_np(error),
+                "): a SIGKILL would lose the profile" });
         }
         if (!live)
             live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);

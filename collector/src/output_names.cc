@@ -454,6 +454,7 @@ int openLiveFile(const char* outputPath, char* path)
 {
     char pid[24];
     const char* p = decimal(uint64_t(getpid()), pid, sizeof(pid));
+    int firstError = 0; // why the output's own directory refused it, rather than the current one
     for (int attempt = 0; attempt < 2; ++attempt) {
         const char* base = outputPath;
         if (attempt == 1) {
@@ -467,8 +468,10 @@ int openLiveFile(const char* outputPath, char* path)
         const int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0)
             return fd;
+        firstError = firstError ? firstError : errno;
     }
     path[0] = '\0';
+    errno = firstError;
     return -1;
 }
 

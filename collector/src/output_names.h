@@ -76,8 +76,8 @@ void outputPathForChild(const char* pathTemplate, char* path);
 void shortHostName(char* out, size_t size);
 
 // Creates OUTPUT.PID.live (or NAME.PID.live in the current directory when the output's directory
-// refuses it) and returns its descriptor with its name in `livePath`; -1 and "" on failure.
-// Signal-safe.
+// refuses it) and returns its descriptor with its name in `livePath`; -1 and "" on failure, with
+// errno saying why the output's directory refused it (ENAMETOOLONG, EACCES, ENOSPC...). Signal-safe.
 int openLiveFile(const char* outputPath, char* livePath);
 
 } // namespace ppe
