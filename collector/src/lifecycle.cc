@@ -407,6 +407,13 @@ namespace {
         waitForServiceJobs(2'000'000'000);
         drainSampler(); // the samples still in perf-ring's buffers
         LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+        // A process that execs before its first sample (a forked child that runs another program, as
+        // Open MPI's singleton does with orted) leaves nothing and says nothing: the program it runs
+        // has its own profile, and an empty one here would be the first line the user reads (issue 34).
+        if (std::strcmp(reason, "exec") == 0 && !totalSamples(*live->histogram.record) && !g_ppe.checkpointWritten) {
+            removeLiveFile();
+            return;
+        }
         const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
         char written[PATH_MAX];
         const int error = writeProfileFile(*live, g_ppe.finalScratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
