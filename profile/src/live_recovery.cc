@@ -165,6 +165,29 @@ namespace {
         return text;
     }
 
+    // Below this many samples in the collector's last record, the rate until then says little (the
+    // first record is taken as sampling starts, with none).
+    constexpr uint64_t kRateSamples = 50;
+
+    // The active time up to the last sample, `after` ns past the collector's last record `u`. The
+    // CPU time after the record: at the rate until then; when the record holds too few samples to
+    // tell a rate (a process killed in its first half second, issue 34), at the asked rate for the
+    // perf mechanisms (which take it, over user time), else as wall time while sampling ran.
+    uint64_t recoveredActiveUs(const ProfileRecord& record, const LiveUsage& u, uint64_t after)
+    {
+        const uint64_t total = totalSamples(record);
+        const uint64_t running = u.running ? after : 0;
+        if (countsTimerTicks(record.mechanism))
+            return (u.activeNs + running) / 1000;
+        if (total <= u.samples)
+            return u.activeNs / 1000;
+        if (u.samples >= kRateSamples)
+            return uint64_t(double(u.activeNs) / 1000.0 * double(total) / double(u.samples));
+        if (std::strncmp(record.mechanism, "perf-", 5) == 0 && record.interval)
+            return (u.activeNs + (total - u.samples) * record.interval * 100) / 1000;
+        return (u.activeNs + running) / 1000;
+    }
+
     // Times up to the last thing known of the process: its last sample or the collector thread's
     // last record, in ns; the CPU time of that record (said as of when).
     void settleTimes(ProfileRecord& record, const LiveFileView& view, std::vector<std::string>* notes)
@@ -181,13 +204,7 @@ namespace {
         const uint64_t after = uint64_t(endNs - u->takenNs);
         record.endTime = endNs / 1'000'000'000;
         record.wallUs = (u->wallNs + after) / 1000;
-        const uint64_t total = totalSamples(record);
-        if (!countsTimerTicks(record.mechanism)) // CPU time after the record: at the rate until then
-            record.activeUs = u->samples && total > u->samples
-                ? uint64_t(double(u->activeNs) / 1000.0 * double(total) / double(u->samples))
-                : u->activeNs / 1000;
-        else
-            record.activeUs = (u->activeNs + (u->running ? after : 0)) / 1000;
+        record.activeUs = recoveredActiveUs(record, *u, after);
         record.cpuUserUs = u->cpuUserUs;
         record.cpuSystemUs = u->cpuSystemUs;
         record.cpuTimeAsOf = u->takenNs / 1'000'000'000;
