@@ -1,6 +1,7 @@
 #include "checkpoints.h"
 
 #include "collector_state.h"
+#include "live_directory.h"
 #include "live_state.h"
 #include "service_thread.h"
 #include "threads.h"
@@ -36,6 +37,7 @@ namespace {
         const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
         if (phase == Phase::Off || phase == Phase::Stopped || !g_ppe.livePath[0])
             return;
+        holdLiveDirectory(g_ppe.livePath); // before a chroot of the program's, at the first run
         refreshLiveState(*g_ppe.live.load(std::memory_order_acquire), phase);
         enrolLiveThreads(serviceThreadId()); // threads that end before the profile is written are seen too
     }

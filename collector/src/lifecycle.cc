@@ -7,6 +7,7 @@
 #include "collector_state.h"
 #include "first_collector.h"
 #include "forked_child.h"
+#include "live_directory.h"
 #include "messages.h"
 #include "output_names.h"
 #include "ppe/core/missing_samples.h"
@@ -87,7 +88,8 @@ namespace {
 
     void removeLiveFile()
     {
-        if (g_ppe.livePath[0])
+        // Through the directory held before a chroot when there is one (live_directory.h).
+        if (g_ppe.livePath[0] && !removeHeldLiveFile(g_ppe.livePath))
             unlink(g_ppe.livePath);
         g_ppe.livePath[0] = '\0';
     }

@@ -176,6 +176,8 @@ namespace {
         return *name ? -1 : fd;
     }
 
+    std::atomic<bool> g_ownDescriptors { false }; // the running collector thread has its own table
+
     // The collector thread's own descriptor table (issue 33): what it opens while the program runs
     // (the blocked scan's and the thread list's /proc files, checkpoints, the profile) never takes a
     // number the program's next open() would have got. Of the copy it keeps only standard error and
@@ -184,8 +186,10 @@ namespace {
     // process). Without /proc only the numbers below 512, where no event of the collector's is placed.
     void takeOwnDescriptorTable()
     {
+        g_ownDescriptors.store(false, std::memory_order_relaxed);
         if (syscall(SYS_unshare, CLONE_FILES) != 0)
             return; // shared as before: the transient descriptors are the program's to see
+        g_ownDescriptors.store(true, std::memory_order_relaxed);
         const int listing = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (listing < 0) {
             for (int fd = 0; fd < 512; ++fd)
@@ -448,5 +452,7 @@ uint64_t skippedServiceRuns(int id)
         return 0;
     return g_service.jobs[id].skipped.load(std::memory_order_relaxed);
 }
+
+bool ownDescriptorTable() { return onServiceThread() && g_ownDescriptors.load(std::memory_order_relaxed); }
 
 } // namespace ppe

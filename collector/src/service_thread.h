@@ -60,6 +60,10 @@ void setServiceJobPeriod(int id, uint64_t periodNs);
 // True when called on the collector thread. Safe to call from a signal handler.
 bool onServiceThread();
 
+// True on the collector thread when it has its own descriptor table (unshare(CLONE_FILES)): a
+// descriptor it keeps open there is none of the program's. Signal-safe.
+bool ownDescriptorTable();
+
 // The collector thread's kernel thread id (the sampler sends it nothing), 0 when there is none.
 // Safe to call from a signal handler.
 pid_t serviceThreadId();

@@ -260,6 +260,38 @@ namespace {
         }
     }
 
+    // Every file under `dir`, recursively, as paths relative to it.
+    std::vector<std::string> treeOf(const std::string& dir)
+    {
+        std::vector<std::string> names;
+        for (const auto& entry : fs::recursive_directory_iterator(dir))
+            if (!entry.is_directory())
+                names.push_back(fs::relative(entry.path(), dir).string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+    // A program that chroot()s writes its profile inside the jail (the only place it can reach);
+    // its live file, in the real output directory, is removed all the same: a later merge of that
+    // directory would count it as a killed process.
+    TEST(ProcessPlumbing, AProgramThatChrootsLeavesNoLiveFileBehind)
+    {
+        if (geteuid() != 0)
+            GTEST_SKIP() << "needs root to chroot()";
+        const TempDir dir;
+        fs::create_directories(dir.file("jail"));
+        const RunResult run = runProgram(
+            { PPE_STAGE_A, "--chroot", dir.file("jail") }, preloadedWith(dir.file("out") + "/"), dir.path());
+        if (run.status == 3 && run.err.find("chroot:") != std::string::npos)
+            GTEST_SKIP() << "chroot() refused here: " << run.err;
+        ASSERT_EQ(run.status, 0) << run.err;
+        const std::vector<std::string> files = treeOf(dir.path());
+        for (const std::string& f : files)
+            EXPECT_FALSE(f.ends_with(".live")) << joined(files) << "\n" << run.err;
+        ASSERT_EQ(files.size(), 1u) << joined(files) << "\n" << run.err;
+        EXPECT_TRUE(std::regex_match(files[0], std::regex(R"(jail/stage_a\.\d+\.ppe)"))) << files[0];
+    }
+
     // CPU time of process `pid` (user + system) from /proc/PID/stat, in seconds.
     double cpuSecondsOf(int pid)
     {
@@ -275,11 +307,14 @@ namespace {
 
     // Runs stage_a --spin, kills it `after` past its start (polling, no sleep), and returns the
     // recovered active time and the CPU time /proc gave just before the kill.
-    std::pair<double, double> killAndRecover(const std::string& dir, std::chrono::milliseconds after)
+    std::pair<double, double> killAndRecover(
+        const std::string& dir, std::chrono::milliseconds after, const std::string& timer)
     {
         const std::string out = dir + "/spin.ppe";
+        std::vector<EnvChange> env = preloadedWith(out);
+        env.push_back({ "PPE_TIMER", timer });
         const Clock::time_point start = Clock::now();
-        const Running running = startProgram({ PPE_STAGE_A, "--spin" }, preloadedWith(out), dir);
+        const Running running = startProgram({ PPE_STAGE_A, "--spin" }, env, dir);
         const std::string live = out + "." + std::to_string(running.pid) + ".live";
         while (Clock::now() - start < after || !fileExists(live))
             if (Clock::now() - start > std::chrono::seconds(20))
@@ -301,16 +336,21 @@ namespace {
     }
 
     // A process SIGKILLed 0.2-0.4 s after it started is recovered with its own CPU time (issue 34:
-    // the collector's first record of the live file said "not running", and recovery read 0.6 ms).
+    // the collector's first record of the live file said "not running", and recovery read 0.6 ms):
+    // within 20 % under perf-task-clock, whose samples are in the live file as they are taken. Under
+    // perf-ring the samples still in the kernel's ring buffers (up to one drain period, tens of ms)
+    // die with the process: within 50 % there (the defect gave 1 %).
     TEST(ProcessPlumbing, AProcessKilledInItsFirstHalfSecondIsRecoveredWithItsCpuTime)
     {
         const TempDir dir;
-        for (int ms : { 200, 250, 300, 350, 400 }) {
-            const auto [active, cpu] = killAndRecover(dir.path(), std::chrono::milliseconds(ms));
-            std::cout << "killed at " << ms << " ms: recovered active time " << active << " s, CPU time " << cpu
-                      << " s\n";
-            ASSERT_GT(cpu, 0.05) << ms << " ms: the program ran too little to compare";
-            EXPECT_NEAR(active, cpu, 0.2 * cpu) << "killed at " << ms << " ms";
+        for (const auto& [timer, tolerance] : { std::pair { "perf", 0.2 }, std::pair { "ring", 0.5 } }) {
+            for (int ms : { 200, 250, 300, 350, 400 }) {
+                const auto [active, cpu] = killAndRecover(dir.path(), std::chrono::milliseconds(ms), timer);
+                std::cout << timer << ", killed at " << ms << " ms: recovered active time " << active << " s, CPU time "
+                          << cpu << " s\n";
+                ASSERT_GT(cpu, 0.03) << ms << " ms: the program ran too little to compare";
+                EXPECT_NEAR(active, cpu, tolerance * cpu) << timer << ", killed at " << ms << " ms";
+            }
         }
     }
 
