@@ -2,6 +2,7 @@
 
 #include "paths.h"
 #include "ppe/core/missing_samples.h"
+#include "sampled_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -423,8 +424,6 @@ namespace {
             "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
     }
 
-    bool perfMechanism(const Profile& p) { return p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring"; }
-
     // Mechanisms whose process-directed signal goes to any thread that does not block it: a thread
     // that blocks it has its CPU time sampled in another, and the process's count is whole. (The
     // perf mechanisms sample user time only, which a thread's CPU time does not separate from system
@@ -474,7 +473,7 @@ namespace {
     // that blocks the sampling signal is never sampled, and these counts are the only trace it leaves.
     void addMissingSamples(const Profile& p, Totals& t)
     {
-        const bool perf = perfMechanism(p);
+        const bool perf = samplesUserTimeOnly(p);
         if ((!perf && p.mechanism != "itimer-prof" && p.mechanism != "posix-timer") || p.requestedRate <= 0
             || p.activeTime <= 0)
             return;
@@ -512,8 +511,7 @@ namespace {
         t.cpuSeconds = p.cpuUser + p.cpuSystem;
         t.cpuUserPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuUser / t.cpuSeconds : 0;
         t.cpuSystemPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuSystem / t.cpuSeconds : 0;
-        // perf's task-clock events exclude the kernel: system time has no samples at all.
-        t.unsampledKernelSeconds = p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring" ? p.cpuSystem : 0;
+        addSampledTime(p, t); // perf's task-clock events exclude the kernel: system time has no samples
         t.intervalMs = double(p.interval) / 10000.0;
         t.lastAddress = p.rangeEnd - 1;
         t.rangeBytes = p.rangeEnd - p.rangeStart;

@@ -3,6 +3,7 @@
 #include "ppe/core/civil_time.h"
 
 #include "html_common.h"
+#include "sampled_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,8 +153,12 @@ namespace html {
                 fmt::format(
                     "<code>{:X} &ndash; {:X}</code> (hex), {} bytes", p.rangeStart, t.lastAddress, t.rangeBytes));
             fact(out, "Sampling",
-                fmt::format(
-                    "{}: requested {:.1f} Hz, achieved {:.1f} Hz", esc(p.mechanism), p.requestedRate, p.achievedRate));
+                fmt::format("{}: requested {:.1f} Hz, achieved {:.1f} Hz{}", esc(p.mechanism), p.requestedRate,
+                    rateOverUserTimeApart(t) ? t.sampledRate : p.achievedRate,
+                    rateOverUserTimeApart(t)
+                        ? fmt::format(" over the {:.2f} s of user time it samples ({:.1f} Hz over all CPU time)",
+                            t.sampledSeconds, p.achievedRate)
+                        : ""));
             fact(out, "Counts",
                 fmt::format("total {}, in range {}, system {}, other {}, overflow {}, underflow {}", p.total,
                     p.inRange(), t.system, t.other, t.overflow, t.underflow));

@@ -155,6 +155,8 @@ namespace {
         w.field("cpu_user_percent", t.cpuUserPercent);
         w.field("cpu_system_percent", t.cpuSystemPercent);
         w.field("unsampled_kernel_seconds", t.unsampledKernelSeconds);
+        w.field("sampled_seconds", t.sampledSeconds);
+        w.field("sampled_rate", t.sampledRate);
         w.field("expected_samples", t.expectedSamples);
         w.field("sampled_percent", t.sampledPercent);
         w.field("missing_samples", t.missingSamples);

@@ -3,6 +3,7 @@
 #include "ppe/core/civil_time.h"
 
 #include "paths.h"
+#include "sampled_time.h"
 #include "text_common.h"
 
 #include <algorithm>
@@ -91,6 +92,18 @@ namespace {
         return out;
     }
 
+    // The rate over the time the mechanism samples: for the perf mechanisms, user time (the system
+    // time, which no sample covers, is said below), with the rate over all CPU time after it.
+    std::string samplingLine(const Profile& p, const Totals& t)
+    {
+        if (!rateOverUserTimeApart(t))
+            return fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism,
+                p.requestedRate, p.achievedRate);
+        return fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz over the {:.2f} s of user time it "
+                           "samples ({:.1f} Hz over all {:.2f} s of CPU time)\n",
+            p.mechanism, p.requestedRate, t.sampledRate, t.sampledSeconds, p.achievedRate, p.activeTime);
+    }
+
     void header(std::string& out, const Report& r)
     {
         const Profile& p = r.profile;
@@ -106,8 +119,7 @@ namespace {
                 skippedNames(p.skippedProfiles));
         out += fmt::format(" Address range {:X} - {:X} (Hex) length {} Sample interval {:g} ms {}\n", p.rangeStart,
             t.lastAddress, t.rangeBytes, t.intervalMs, p.mode == SampleMode::Cpu ? "CPU" : "PC");
-        out += fmt::format(
-            " Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism, p.requestedRate, p.achievedRate);
+        out += samplingLine(p, t);
         if (!t.missingSamples.empty())
             wrappedLine(out, " Samples missing: ", t.missingSamples);
         if (p.ringLost || p.ringForeign)

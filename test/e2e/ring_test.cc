@@ -352,5 +352,51 @@ namespace {
         }
     }
 
+    // The header's rate line: the rate over the user time perf-ring samples and over all CPU time.
+    struct RateLine {
+        bool found = false;
+        double requested = 0, overUser = 0, userSeconds = 0, overCpu = 0, cpuSeconds = 0;
+    };
+
+    RateLine rateLine(const std::string& report)
+    {
+        static const std::regex line(
+            R"( Sampling by perf-ring: requested ([\d.]+) Hz, achieved ([\d.]+) Hz over the )"
+            R"(([\d.]+) s of user time it samples \(([\d.]+) Hz over all ([\d.]+) s of CPU time\))");
+        std::smatch m;
+        if (!std::regex_search(report, m, line))
+            return {};
+        return { true, std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]) };
+    }
+
+    // Issue 34: a program with about half its CPU time in the kernel. perf-ring samples user time
+    // only: over that time the rate is the requested one, over all CPU time far less. The header
+    // says the first, and the second apart, for one process and for a merge of two.
+    TEST_F(RingTest, TheAchievedRateIsOverTheUserTimeItSamples)
+    {
+        const std::string exe = m_dir.file("kernel_half");
+        const RunResult cc = runProgram({ "gcc", "-O2", "-g", "-o", exe, PPE_SOURCE_DIR "/test/e2e/kernel_half.c" });
+        ASSERT_EQ(cc.status, 0) << cc.err;
+        std::filesystem::create_directories(m_dir.file("ranks"));
+        for (const char* name : { "one", "two" }) {
+            const RunResult run = runProgram({ PPE_LAUNCHER, "-o", m_dir.file(std::string("ranks/") + name + ".ppe"),
+                "--timer", "ring", "--mode", "cpu", exe, "2" });
+            ASSERT_EQ(run.status, 0) << run.err;
+        }
+        for (const std::string& input : { m_dir.file("ranks/one.ppe"), m_dir.file("ranks") }) {
+            const RunResult r = runProgram({ PPEOUT, input, "-" });
+            ASSERT_EQ(r.status, 0) << r.err;
+            const RateLine rate = rateLine(r.out);
+            ASSERT_TRUE(rate.found) << input << "\n" << r.out.substr(0, 1500);
+            EXPECT_NEAR(rate.overUser / rate.requested, 1.0, 0.2) << input << "\n" << r.out.substr(0, 1500);
+            EXPECT_LT(rate.overCpu / rate.requested, 0.8) << "a third or more of the time is the kernel's\n"
+                                                          << r.out.substr(0, 1500);
+            EXPECT_LT(rate.userSeconds, 0.8 * rate.cpuSeconds) << r.out.substr(0, 1500);
+            EXPECT_NE(
+                r.out.find("s of system time have no samples: perf-ring samples user time only"), std::string::npos)
+                << r.out.substr(0, 1500);
+        }
+    }
+
 } // namespace
 } // namespace ppe::testing

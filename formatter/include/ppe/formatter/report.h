@@ -85,6 +85,11 @@ struct Totals {
     double cpuUserPercent = 0; // % of cpuSeconds
     double cpuSystemPercent = 0;
     double unsampledKernelSeconds = 0; // system time the mechanism takes no samples of (perf-task-clock)
+    // The time the mechanism samples while sampling (the active time; for the perf mechanisms its
+    // user part) and the achieved rate over it: what to hold against the requested rate.
+    double sampledSeconds = 0;
+    double sampledRate = 0; // Hz
+    bool userTimeOnly = false; // sampledSeconds is user time only (the perf mechanisms, CPU time known)
     double intervalMs = 0; // the sample interval
     // The CPU-time mechanisms' samples against what the process's CPU time should have given at the
     // requested rate (user time only for the perf mechanisms, which exclude the kernel): 0 when not
