@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <dirent.h>
 #include <glob.h>
 #include <iterator>
+#include <optional>
 #include <sys/stat.h>
 #include <tuple>
 
@@ -47,19 +49,75 @@ namespace {
         return false;
     }
 
+    // The kinds of file a directory merge leaves out though their names say "profile" (issue 34),
+    // each said in one line; other files (maps, reports) are not profiles and go unsaid.
+    enum class Skipped { Backup, Temporary, OtherName };
+
+    // NAME.ppe.~N~: a numbered backup the collector kept when a later profile took its name.
+    bool isBackup(const std::string& name)
+    {
+        const size_t at = name.rfind(".ppe.~");
+        return at != std::string::npos && at > 0 && endsWith(name, "~") && name.size() > at + 7
+            && name.find_first_not_of("0123456789", at + 6) == name.size() - 1;
+    }
+
+    std::optional<Skipped> skippedKind(const std::string& name)
+    {
+        if (isBackup(name))
+            return Skipped::Backup;
+        if (name.starts_with(".ppe-") && endsWith(name, ".tmp"))
+            return Skipped::Temporary;
+        if (name.find(".ppe") != std::string::npos)
+            return Skipped::OtherName;
+        return std::nullopt;
+    }
+
+    std::string someNames(const std::vector<std::string>& names)
+    {
+        constexpr size_t kNamed = 3;
+        std::string out;
+        for (size_t i = 0; i < names.size() && i < kNamed; ++i)
+            out += (i ? ", " : "") + names[i];
+        return names.size() > kNamed ? out + fmt::format(" and {} more", names.size() - kNamed) : out;
+    }
+
+    // One note per kind of file skipped: how many, which, why, and how to merge them after all.
+    void noteSkipped(const std::string& dir, std::array<std::vector<std::string>, 3>& skipped, Messages* messages)
+    {
+        static const char* const kWhy[] = {
+            "numbered backups, older profiles whose name a later one took (an earlier run, or an earlier program of "
+            "an exec chain); name them to merge them",
+            "temporary files of profiles being written, or left by a process killed while writing",
+            "not named NAME.ppe or NAME.ppe.PID.live; name them to merge them",
+        };
+        for (size_t k = 0; messages && k < skipped.size(); ++k) {
+            if (skipped[k].empty())
+                continue;
+            std::sort(skipped[k].begin(), skipped[k].end());
+            addNote(*messages,
+                fmt::format("{}: {} file(s) skipped ({}): {}", dir, skipped[k].size(), someNames(skipped[k]), kWhy[k]));
+        }
+    }
+
     Result<std::vector<std::string>> filesInDirectory(const std::string& dir, Messages* messages)
     {
         DIR* d = opendir(dir.c_str());
         if (!d)
             return Error { dir, 0, "cannot read this directory" };
         std::vector<std::string> files;
+        std::array<std::vector<std::string>, 3> skipped;
         const std::string prefix = endsWith(dir, "/") ? dir : dir + "/";
         while (const dirent* e = readdir(d)) {
             const std::string name = e->d_name;
-            if (((endsWith(name, ".ppe") && name != ".ppe") || isLiveFile(name)) && !isDirectory(prefix + name))
+            if (isDirectory(prefix + name))
+                continue;
+            if ((endsWith(name, ".ppe") && name != ".ppe") || isLiveFile(name))
                 files.push_back(prefix + name);
+            else if (const auto kind = skippedKind(name))
+                skipped[size_t(*kind)].push_back(name);
         }
         closedir(d);
+        noteSkipped(dir, skipped, messages);
         if (files.empty())
             return Error { dir, 0, "a directory without .ppe files" };
         std::sort(files.begin(), files.end());

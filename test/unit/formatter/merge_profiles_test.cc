@@ -165,6 +165,39 @@ namespace {
         EXPECT_TRUE(messages.empty());
     }
 
+    // Issue 34: a directory merge says what it skipped of the files named like profiles, one note
+    // a kind with the files and the reason; files that are no profile at all go unsaid.
+    TEST(MergeProfiles, ADirectoryMergeSaysWhatItSkippedAndWhy)
+    {
+        const ppe::testing::TempDir dir;
+        writeMinimalProfile(dir.file("c.40.ppe"), 40);
+        writeMinimalProfile(dir.file("c.40.ppe.~1~"), 40); // a and b of an exec chain a -> b -> c
+        writeMinimalProfile(dir.file("c.40.ppe.~2~"), 40);
+        std::ofstream(dir.file(".ppe-00000000000000ab.tmp")) << "being written";
+        std::ofstream(dir.file("c.40.ppe.orig")) << "a copy";
+        std::ofstream(dir.file("c.40.ppe.~x~")) << "not a numbered backup";
+        std::ofstream(dir.file("notes.txt")) << "not a profile";
+        Messages messages;
+        const auto files = profileFiles(dir.path(), &messages);
+        ASSERT_TRUE(files) << files.error().str();
+        EXPECT_EQ(*files, std::vector<std::string> { dir.file("c.40.ppe") });
+        ASSERT_EQ(messages.size(), 3u);
+        for (const Message& m : messages) {
+            EXPECT_EQ(m.kind, Message::Kind::Note) << m.text;
+            EXPECT_TRUE(m.text.starts_with(dir.path() + ": ")) << m.text;
+            EXPECT_EQ(m.text.find("notes.txt"), std::string::npos) << m.text;
+        }
+        EXPECT_NE(messages[0].text.find("2 file(s) skipped (c.40.ppe.~1~, c.40.ppe.~2~): numbered backups"),
+            std::string::npos)
+            << messages[0].text;
+        EXPECT_NE(
+            messages[1].text.find("1 file(s) skipped (.ppe-00000000000000ab.tmp): temporary files"), std::string::npos)
+            << messages[1].text;
+        EXPECT_NE(messages[2].text.find("2 file(s) skipped (c.40.ppe.orig, c.40.ppe.~x~): not named NAME.ppe"),
+            std::string::npos)
+            << messages[2].text;
+    }
+
     TEST(MergeProfiles, NumbersAreSummarisedInRanges)
     {
         EXPECT_EQ(summariseNumbers({ 7, 3, 4, 5, 9 }), "3-5, 7, 9");
