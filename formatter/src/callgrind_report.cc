@@ -147,7 +147,7 @@ namespace {
                 moduleWithLines(w, row, *found->second);
                 continue;
             }
-            w.function("???", row.name);
+            w.function(row.file.empty() ? "???" : row.file, row.name); // no program text, but its file is known
             w.costLine(row.address, 0, row.hits);
         }
         if (cost(none.hits) == 0)

@@ -325,10 +325,26 @@ namespace {
         }
     }
 
+    // Each module's own source file from its line table, for the modules without program text too
+    // (callgrind's fl=): the table's first file, after its compilation directory when relative.
+    void nameModuleFiles(Report& report, const Sources& s)
+    {
+        for (ModuleRow& row : report.modules) {
+            const int t = row.module < s.modules.size() ? s.modules[row.module].lineTable : -1;
+            if (t < 0 || size_t(t) >= s.lines.tables.size() || s.lines.tables[t].files.empty())
+                continue;
+            const std::string& file = s.lines.tables[t].files.front();
+            const std::vector<std::string>* dirs = size_t(t) < s.lines.baseDirs.size() ? &s.lines.baseDirs[t] : nullptr;
+            const bool relative = !file.empty() && file.front() != '/' && dirs && !dirs->empty();
+            row.file = relative ? dirs->front() + "/" + file : file;
+        }
+    }
+
     // The program text of the busy modules of `report` (made by buildReport from `s`): the one path
     // for the executable (or the monitored object) and for shared objects.
     void analyseModules(const ReportRequest& request, Sources& s, Report& report)
     {
+        nameModuleFiles(report, s);
         const std::vector<size_t> selected = modulesForLineAnalysis(report, s.modules, request.lineThreshold);
         loadText(request, selected, s, report.warnings);
         step(request, "attributing lines");

@@ -135,6 +135,47 @@ namespace {
             std::max_element(lines.begin(), lines.end(), [](auto& a, auto& b) { return a.second < b.second; })->first);
     }
 
+    // Each function of the executable's part (the first ob=) of a callgrind file, with its fl= file.
+    std::map<std::string, std::string> callgrindFiles(const std::string& text)
+    {
+        std::map<std::string, std::string> fileOf, names; // function -> file; "(N)" -> file name
+        std::istringstream in(text);
+        std::string file;
+        int objects = 0;
+        static const std::regex compressed(R"(^(\(\d+\))(?: (.*))?$)");
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            const std::string rest = line.size() > 3 ? line.substr(3) : "";
+            if (line.starts_with("ob="))
+                ++objects;
+            else if (line.starts_with("fl=") && std::regex_match(rest, m, compressed))
+                file = m[2].matched ? (names[m[1]] = m[2]) : names[m[1]];
+            else if (line.starts_with("fn=") && objects == 1 && std::regex_match(rest, m, compressed))
+                fileOf[m[2]] = file;
+        }
+        return fileOf;
+    }
+
+    // Issue 34: a function without program text (below the line threshold, here nearly all) is
+    // still in its source file, which DWARF knows: fl= names it rather than "???".
+    TEST(Formats, CallgrindNamesTheSourceFileOfFunctionsWithoutProgramText)
+    {
+        TempDir dir;
+        const std::string ppe = simpProfile(dir);
+        const RunResult cg = runProgram({ PPEOUT, "--format", "callgrind", "--line-threshold", "100", ppe, "-" });
+        ASSERT_EQ(cg.status, 0) << cg.err;
+        const std::map<std::string, std::string> files = callgrindFiles(cg.out);
+        ASSERT_TRUE(files.count("sd")) << cg.out;
+        size_t named = 0;
+        for (const auto& [function, file] : files) {
+            if (function.starts_with("("))
+                continue; // (no module): no function, no file
+            EXPECT_TRUE(file.ends_with("/simp.c")) << function << " in " << file << "\n" << cg.out;
+            ++named;
+        }
+        EXPECT_GT(named, 0u) << cg.out;
+    }
+
     // The JSON report checked against the schema and its numbers printed exactly (repr) by python.
     const char* const kJsonCheck = R"(
 import json, sys

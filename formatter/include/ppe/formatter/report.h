@@ -117,6 +117,9 @@ struct ModuleRow {
     size_t ranges = 1; // address ranges of its code: more than 1 when others' code lies between
     bool function = false; // a function (CodeModule::wholeFile false), not a compilation unit
     std::string unit = {}; // a function's compilation unit, "" when unknown (CodeModule::unit)
+    // Its own source file as its line table names it (DWARF, a listing), with the compilation
+    // directory before a relative name; "" when it has no line table.
+    std::string file = {};
 };
 
 // One machine instruction of a line's code, with its hits (--asm).
