@@ -103,6 +103,10 @@ void blockedSection(std::string& out, const Report& r)
     out += fmt::format("<p class=\"note\">Threads ran {:.2f} s (sampled) and waited {:.2f} s, found by {} scans of "
                        "/proc/self/task every {:.1f} ms on average, costing {:.2f} s of CPU.</p>\n",
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
+    out += fmt::format("<p class=\"note\">The program's own waits (a call of its code on the stack) {:.2f} s, listed "
+                       "first; waits with no program code on the stack (a library's helper threads) {:.2f} s, after "
+                       "them (Called from -).</p>\n",
+        b.programSeconds, b.helperSeconds);
     if (b.rows.empty())
         return void(out += "</section>\n");
     out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>System call</th>"

@@ -351,6 +351,7 @@ namespace {
             w.field("error", b.error);
             w.field("percent", b.percent);
             w.field("observations", b.observations);
+            w.field("in_program", b.inProgram);
             w.endObject();
         }
         w.endArray();
@@ -369,6 +370,8 @@ namespace {
         w.field("scans", b->scans);
         w.field("scan_period", b->scanPeriod);
         w.field("scan_cost", b->scanCost);
+        w.field("program_seconds", b->programSeconds);
+        w.field("helper_seconds", b->helperSeconds);
         blockedRows(w, b->rows);
         w.endObject();
     }

@@ -17,6 +17,10 @@ void blockedText(std::string& out, const Report& report)
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
     if (b.rows.empty())
         return;
+    out += fmt::format(" The program's own waits (a call of its code on the stack) {:.2f} s, listed first; waits with "
+                       "no program code on the stack\n (threads that ran none: a library's helper threads, such as "
+                       "MPI progress threads) {:.2f} s, listed after them\n",
+        b.programSeconds, b.helperSeconds);
     size_t callWidth = 12, siteWidth = 10;
     for (const BlockedRow& row : b.rows) {
         callWidth = std::max(callWidth, row.call.size());
@@ -26,6 +30,8 @@ void blockedText(std::string& out, const Report& report)
         "Seconds", "error", "Time %", "Scans", "Waiting in", siteWidth, "Called from");
     size_t rank = 0;
     for (const BlockedRow& row : b.rows) {
+        if (!row.inProgram && (rank == 0 || b.rows[rank - 1].inProgram))
+            out += "       Waits with no program code on the stack (library helper threads):\n";
         std::string line = fmt::format("{:>4} - {:<{}}  {:>8.3f} +- {:>6.3f}  {:>6.2f}  {:>6}  {:<{}}  {}", ++rank,
             row.call, callWidth, row.seconds, row.error, row.percent, row.observations, fitName(row.site, siteWidth),
             siteWidth, row.caller.empty() ? "-" : fitName(row.caller, kMaxNameWidth));

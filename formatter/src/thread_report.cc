@@ -118,10 +118,15 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
         row.error = place.observations ? place.seconds / std::sqrt(double(place.observations)) : place.seconds;
         row.percent = all > 0 ? 100.0 * place.seconds / all : 0;
         row.observations = place.observations;
+        row.inProgram = place.caller.kind != CodeLocation::Kind::None;
+        (row.inProgram ? b.programSeconds : b.helperSeconds) += place.seconds;
         b.rows.push_back(std::move(row));
     }
-    std::stable_sort(
-        b.rows.begin(), b.rows.end(), [](const BlockedRow& x, const BlockedRow& y) { return x.seconds > y.seconds; });
+    // The program's own waits lead: a library's helper threads (MPI progress threads in poll) may
+    // wait all the run and would bury them.
+    std::stable_sort(b.rows.begin(), b.rows.end(), [](const BlockedRow& x, const BlockedRow& y) {
+        return x.inProgram != y.inProgram ? x.inProgram : x.seconds > y.seconds;
+    });
     report.blocked = std::move(b);
 }
 

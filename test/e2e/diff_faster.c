@@ -27,7 +27,7 @@ __attribute__((noinline)) void north(unsigned long n) { work(PPE_REBUILT ? n / 3
 __attribute__((noinline)) void east(unsigned long n) { work(PPE_REBUILT ? n / 3 : n); }
 __attribute__((noinline)) void west(unsigned long n) { work(PPE_REBUILT ? n / 3 : n); }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
     const unsigned long rounds = argc > 1 ? strtoul(argv[1], 0, 10) : 50;
     const unsigned long n = argc > 2 ? strtoul(argv[2], 0, 10) : 4000000;

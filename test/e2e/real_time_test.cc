@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 namespace ppe::testing {
@@ -180,6 +181,45 @@ namespace {
         const size_t threads = text.find("PPE - THREADS, % OF ALL SAMPLES.");
         ASSERT_NE(threads, std::string::npos) << text;
         EXPECT_NE(text.find("blocking_calls", threads), std::string::npos);
+    }
+
+    // Issue 34: a library's helper thread waits in poll() all the run (as MPI progress threads do),
+    // longer than the program's own waits in wait_own. The program's waits lead the blocked time,
+    // named with file and line; the helper's come after them, apart, and each group is summed.
+    TEST(RealTimeHelperThreads, TheProgramsOwnWaitsLeadAndALibrarysHelperThreadsComeApart)
+    {
+        TempDir dir;
+        const std::string source = std::string(PPE_SOURCE_DIR) + "/test/e2e/";
+        const RunResult lib = runProgram({ "gcc", "-O1", "-g", "-shared", "-fPIC", "-o",
+            dir.file("libhelper_thread.so"), source + "helper_thread_lib.c", "-lpthread" });
+        ASSERT_EQ(lib.status, 0) << lib.err;
+        const std::string exe = dir.file("helper_main");
+        const RunResult cc = runProgram({ "gcc", "-O1", "-g", "-o", exe, source + "helper_thread_main.c",
+            "-L" + dir.path(), "-lhelper_thread", "-Wl,-rpath," + dir.path(), "-lpthread" });
+        ASSERT_EQ(cc.status, 0) << cc.err;
+        const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("h.ppe"), exe });
+        ASSERT_EQ(run.status, 0) << run.err;
+        const RunResult report = runProgram({ PPEOUT, dir.file("h.ppe"), "-" });
+        ASSERT_EQ(report.status, 0) << report.err;
+        const size_t section = report.out.find("PPE - BLOCKED TIME BY PLACE");
+        ASSERT_NE(section, std::string::npos) << report.out;
+        const std::string text = report.out.substr(section, report.out.find("PPE - THREADS") - section);
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(text, m,
+            std::regex(R"(The program's own waits \(a call of its code on the stack\) ([\d.]+) s, listed first; )"
+                       R"(waits with no program code on the stack\n.*\) ([\d.]+) s, listed after them)")))
+            << text;
+        const double own = std::stod(m[1]), helper = std::stod(m[2]);
+        EXPECT_NEAR(own, 0.6, 0.25) << text; // wait_own's 30 x 20 ms
+        EXPECT_GT(helper, own) << "the helper waited all the run\n" << text;
+        // The first row is the program's wait, named; the helper's poll comes after the division.
+        ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(\n +1 - (\S+) .*)"))) << text;
+        EXPECT_NE(m.str().find("wait_own (helper_thread_main.c:"), std::string::npos) << text;
+        const size_t apart = text.find("Waits with no program code on the stack (library helper threads):");
+        ASSERT_NE(apart, std::string::npos) << text;
+        const size_t poll = text.find(" poll ", apart);
+        ASSERT_NE(poll, std::string::npos) << text;
+        EXPECT_EQ(text.find(" poll "), poll) << "no poll row before the division\n" << text;
     }
 
     // 128 threads wait in pthread_cond_wait while one computes: the compute function's samples

@@ -242,6 +242,9 @@ struct BlockedRow {
     double error = 0; // seconds: seconds / sqrt(observations)
     double percent = 0; // of all thread time (sampled running time + blocked time)
     uint64_t observations = 0;
+    // A call of the program's code was found on the stack: the program's own wait. Without one, a
+    // thread that ran no program code waited (a library's helper thread: MPI progress threads).
+    bool inProgram = false;
 };
 
 // Real time not spent running, by place (real-time mode).
@@ -251,7 +254,9 @@ struct BlockedTime {
     uint64_t scans = 0;
     double scanPeriod = 0; // mean seconds between scans
     double scanCost = 0; // CPU seconds the scans took
-    std::vector<BlockedRow> rows; // decreasing seconds
+    double programSeconds = 0; // the waits with a call of the program's code on the stack
+    double helperSeconds = 0; // the waits without: library helper threads (BlockedRow::inProgram)
+    std::vector<BlockedRow> rows; // the program's own waits first, each group by decreasing seconds
 };
 
 // One of the top modules of a merge, across its ranks: each rank's share of its own in-range hits.

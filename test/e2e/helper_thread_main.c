@@ -1,0 +1,33 @@
+/* A program whose main thread computes and waits in its own code (wait_own: usleep) while a
+ * library's helper thread (helper_thread_lib.c) waits in poll() all the run, longer than the
+ * program's own waits. Usage: helper_thread_main; exits with status 0. */
+#include <stdio.h>
+#include <unistd.h>
+
+void helper_stop(void);
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) static void compute(void)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < 300000000ul; i++)
+        x = x * 6364136223846793005ul + i;
+    sink = x;
+}
+
+__attribute__((noinline)) static void wait_own(void)
+{
+    for (int i = 0; i < 30; i++)
+        usleep(20000); /* 0.6 s in all */
+}
+
+int main(void)
+{
+    compute();
+    wait_own();
+    compute();
+    helper_stop();
+    printf("done\n");
+    return 0;
+}
