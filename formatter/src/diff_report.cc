@@ -242,7 +242,7 @@ DiffSide diffSide(const Report& report, const std::string& path)
     s.inRange = p.inRange();
     s.cpuSeconds = report.totals.cpuSeconds;
     s.intervalMs = report.totals.intervalMs;
-    s.achievedRate = p.achievedRate;
+    s.achievedRate = report.totals.sampledRate;
     s.secondsPerSample = secondsPerSample(p);
     s.sampledSeconds = double(s.inRange) * s.secondsPerSample;
     return s;

@@ -2,6 +2,8 @@
 
 #include "ppe/formatter/build_report.h"
 
+#include "sampled_time.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -22,7 +24,7 @@ namespace {
         r.pid = p.pid;
         r.file = file;
         r.samples = p.total;
-        r.achievedRate = p.achievedRate;
+        r.achievedRate = sampledRateOf(p); // over the user time the perf mechanisms sample
         r.cpuSeconds = p.cpuUser + p.cpuSystem;
         r.userPercent = r.cpuSeconds > 0 ? 100 * p.cpuUser / r.cpuSeconds : 0;
         r.systemPercent = r.cpuSeconds > 0 ? 100 * p.cpuSystem / r.cpuSeconds : 0;

@@ -23,6 +23,13 @@ void addSampledTime(const Profile& p, Totals& t)
     t.userTimeOnly = true;
 }
 
+double sampledRateOf(const Profile& p)
+{
+    Totals t;
+    addSampledTime(p, t);
+    return t.sampledRate;
+}
+
 bool rateOverUserTimeApart(const Totals& t) { return t.userTimeOnly && t.unsampledKernelSeconds >= 0.005; }
 
 } // namespace ppe::formatter

@@ -12,6 +12,9 @@ namespace ppe::formatter {
 // The perf mechanisms: task-clock events that exclude the kernel.
 bool samplesUserTimeOnly(const Profile& p);
 
+// The achieved rate over the time the mechanism samples (Totals::sampledRate).
+double sampledRateOf(const Profile& p);
+
 // Fills the totals' sampled time and rate, and the system time no sample covers.
 void addSampledTime(const Profile& p, Totals& t);
 

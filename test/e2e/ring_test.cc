@@ -369,14 +369,34 @@ namespace {
         return { true, std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]) };
     }
 
+    std::string compiledKernelHalf(const TempDir& dir)
+    {
+        const std::string exe = dir.file("kernel_half");
+        const RunResult cc = runProgram({ "gcc", "-O2", "-g", "-o", exe, PPE_SOURCE_DIR "/test/e2e/kernel_half.c" });
+        EXPECT_EQ(cc.status, 0) << cc.err;
+        return exe;
+    }
+
+    // The rate line of a report of kernel_half: the requested rate over its user time, far less
+    // over all its CPU time, and the system time said apart.
+    void expectRateOverUserTime(const std::string& report, const std::string& input)
+    {
+        const RateLine rate = rateLine(report);
+        ASSERT_TRUE(rate.found) << input << "\n" << report.substr(0, 1500);
+        EXPECT_NEAR(rate.overUser / rate.requested, 1.0, 0.2) << input << "\n" << report.substr(0, 1500);
+        EXPECT_LT(rate.overCpu / rate.requested, 0.8) << "a third or more of the time is the kernel's\n"
+                                                      << report.substr(0, 1500);
+        EXPECT_LT(rate.userSeconds, 0.8 * rate.cpuSeconds) << report.substr(0, 1500);
+        EXPECT_NE(report.find("s of system time have no samples: perf-ring samples user time only"), std::string::npos)
+            << report.substr(0, 1500);
+    }
+
     // Issue 34: a program with about half its CPU time in the kernel. perf-ring samples user time
     // only: over that time the rate is the requested one, over all CPU time far less. The header
     // says the first, and the second apart, for one process and for a merge of two.
     TEST_F(RingTest, TheAchievedRateIsOverTheUserTimeItSamples)
     {
-        const std::string exe = m_dir.file("kernel_half");
-        const RunResult cc = runProgram({ "gcc", "-O2", "-g", "-o", exe, PPE_SOURCE_DIR "/test/e2e/kernel_half.c" });
-        ASSERT_EQ(cc.status, 0) << cc.err;
+        const std::string exe = compiledKernelHalf(m_dir);
         std::filesystem::create_directories(m_dir.file("ranks"));
         for (const char* name : { "one", "two" }) {
             const RunResult run = runProgram({ PPE_LAUNCHER, "-o", m_dir.file(std::string("ranks/") + name + ".ppe"),
@@ -386,16 +406,46 @@ namespace {
         for (const std::string& input : { m_dir.file("ranks/one.ppe"), m_dir.file("ranks") }) {
             const RunResult r = runProgram({ PPEOUT, input, "-" });
             ASSERT_EQ(r.status, 0) << r.err;
-            const RateLine rate = rateLine(r.out);
-            ASSERT_TRUE(rate.found) << input << "\n" << r.out.substr(0, 1500);
-            EXPECT_NEAR(rate.overUser / rate.requested, 1.0, 0.2) << input << "\n" << r.out.substr(0, 1500);
-            EXPECT_LT(rate.overCpu / rate.requested, 0.8) << "a third or more of the time is the kernel's\n"
-                                                          << r.out.substr(0, 1500);
-            EXPECT_LT(rate.userSeconds, 0.8 * rate.cpuSeconds) << r.out.substr(0, 1500);
-            EXPECT_NE(
-                r.out.find("s of system time have no samples: perf-ring samples user time only"), std::string::npos)
-                << r.out.substr(0, 1500);
+            expectRateOverUserTime(r.out, input);
         }
+    }
+
+    // The same for the ranks of an MPI job merged (issue 34: Open MPI's sched_yield put half of a
+    // job's CPU time in the kernel): two ranks of kernel_half (any program is a rank to mpirun).
+    TEST_F(RingTest, TheAchievedRateOfMergedMpiRanksIsOverTheirUserTime)
+    {
+#ifndef PPE_MPIRUN
+        GTEST_SKIP() << "no mpirun when the build was configured (install openmpi-bin and libopenmpi-dev)";
+#else
+        const std::string exe = compiledKernelHalf(m_dir);
+        std::filesystem::create_directories(m_dir.file("ranks"));
+        const TempDir session; // its own Open MPI session directory (mpi_test.cc's mpirunArgv says why)
+        const RunResult run = runProgram(
+            { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", "--mca", "btl",
+                "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + m_dir.file("ranks/"), "-x", "PPE_TIMER=ring",
+                "-x", "PPE_MODE=1", "-x", std::string("LD_PRELOAD=") + PPE_LIBRARY, exe, "2" },
+            { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
+                { "TMPDIR", session.path() } });
+        ASSERT_EQ(run.status, 0) << run.err;
+        const RunResult r = runProgram({ PPEOUT, m_dir.file("ranks"), "-" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find(" Merged: 2 profiles"), std::string::npos) << r.out.substr(0, 1500);
+        expectRateOverUserTime(r.out, "mpirun -np 2");
+        // Each rank's rate in the imbalance table is over its own user time too.
+        const size_t ranks = r.out.find("  Rank       Pid");
+        ASSERT_NE(ranks, std::string::npos) << r.out;
+        std::istringstream rows(r.out.substr(ranks));
+        static const std::regex row(R"(^ +(\d+) +(\d+) +(\d+) +([\d.]+) +([\d.]+) +.*)");
+        size_t seen = 0;
+        for (std::string line; std::getline(rows, line) && seen < 2;) {
+            std::smatch m;
+            if (!std::regex_match(line, m, row))
+                continue;
+            ++seen;
+            EXPECT_NEAR(std::stod(m[5]) / 2000, 1.0, 0.2) << line;
+        }
+        EXPECT_EQ(seen, 2u) << r.out.substr(ranks, 600);
+#endif
     }
 
 } // namespace

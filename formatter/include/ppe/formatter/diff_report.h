@@ -41,7 +41,7 @@ struct DiffSide {
     uint64_t inRange = 0; // the samples in the program's code: the denominator of every share
     double cpuSeconds = 0; // user + system, getrusage
     double intervalMs = 0; // the requested interval
-    double achievedRate = 0; // Hz
+    double achievedRate = 0; // Hz, over the time the mechanism samples (Totals::sampledRate)
     double secondsPerSample = 0; // the time one sample stands for (thread_report.h)
     double sampledSeconds = 0; // inRange x secondsPerSample: the program's own sampled time
 };

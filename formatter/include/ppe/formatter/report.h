@@ -279,7 +279,7 @@ struct RankRow {
     std::string file;
     uint64_t samples = 0; // its Total count
     double percent = 0; // of the merge's samples
-    double achievedRate = 0; // Hz, as its file gives it
+    double achievedRate = 0; // Hz, over the time its mechanism samples (Totals::sampledRate)
     double cpuSeconds = 0; // user + system
     double userPercent = 0; // of cpuSeconds
     double systemPercent = 0;
