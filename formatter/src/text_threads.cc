@@ -49,7 +49,14 @@ void threadsText(std::string& out, const Report& report)
     out += "\nPPE - THREADS, % OF ALL SAMPLES.\n\n";
     out += fmt::format("{:>8}  {:<16}  {:>10}  {:>6}  {:>8}  {:>9}{}\n", "Thread", "Name", "Samples", "All %", "CPU s",
         "Rate, Hz", blocked ? "  Waited s" : "");
+    bool apart = false;
     for (const ThreadRow& t : report.threads) {
+        if (!apart && t.tid && t.samples == 0 && t.blockedSeconds > 0) { // addThreads put them last
+            out += fmt::format("{:>8}  Threads with no samples, which only waited (a library's helper threads, such as "
+                               "MPI progress threads):\n",
+                "");
+            apart = true;
+        }
         const std::string id = t.tid ? std::to_string(t.tid) : "(others)";
         const std::string cpu = t.cpuSeconds > 0 ? fmt::format("{:.2f}", t.cpuSeconds) : "-";
         const std::string rate = t.rate > 0 ? fmt::format("{:.1f}", t.rate) : "-";

@@ -55,6 +55,8 @@ namespace {
         return nullptr;
     }
 
+    bool onlyWaited(const ThreadSamples& t) { return t.tid && t.samples == 0 && t.blockedSeconds > 0; }
+
 } // namespace
 
 double secondsPerSample(const Profile& p)
@@ -89,7 +91,11 @@ void addThreads(Report& report)
         report.moreThreads = threads.size() - kMaxThreadRows;
         threads.resize(kMaxThreadRows);
     }
+    // Threads that only waited (no sample: a library's helper thread, such as an MPI progress
+    // thread in poll) after those that ran, so that the program's own threads lead (issue 34).
     std::stable_sort(threads.begin(), threads.end(), [](const ThreadSamples& a, const ThreadSamples& b) {
+        if (onlyWaited(a) != onlyWaited(b))
+            return onlyWaited(b);
         return (a.tid ? a.tid : UINT64_MAX) < (b.tid ? b.tid : UINT64_MAX);
     });
     for (const ThreadSamples& t : threads) {

@@ -220,6 +220,15 @@ namespace {
         const size_t poll = text.find(" poll ", apart);
         ASSERT_NE(poll, std::string::npos) << text;
         EXPECT_EQ(text.find(" poll "), poll) << "no poll row before the division\n" << text;
+        // In THREADS, the helper thread (no sample, only waits) comes after the main thread, apart.
+        const std::string threads = report.out.substr(report.out.find("PPE - THREADS"));
+        const size_t helperHeading = threads.find("Threads with no samples, which only waited");
+        ASSERT_NE(helperHeading, std::string::npos) << threads;
+        const Result<Profile> profile = readProfile(dir.file("h.ppe"));
+        ASSERT_TRUE(profile) << profile.error().str();
+        const std::string pid = std::to_string(profile->pid);
+        const std::string mainRow = "\n" + std::string(8 - std::min<size_t>(8, pid.size()), ' ') + pid + "  ";
+        EXPECT_LT(threads.find(mainRow), helperHeading) << threads;
     }
 
     // 128 threads wait in pthread_cond_wait while one computes: the compute function's samples

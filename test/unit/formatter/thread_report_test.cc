@@ -50,6 +50,21 @@ namespace {
         EXPECT_EQ(r.moreThreads, 0u);
     }
 
+    // Issue 34: a thread that only waited (no sample: a library's helper thread) comes after the
+    // threads that ran, whatever its id.
+    TEST(AddThreads, ThreadsThatOnlyWaitedComeAfterThoseThatRan)
+    {
+        Report r = reportWithThreads(3); // tids 1000, 999, 998
+        r.profile.threads.push_back(ThreadSamples { 5, 0, 0, 3.5, "helper" });
+        r.profile.threads.push_back(ThreadSamples { 7, 0, 0, 0, "idle" }); // no sample, no wait: in order
+        addThreads(r);
+        ASSERT_EQ(r.threads.size(), 5u);
+        EXPECT_EQ(r.threads[0].tid, 7u);
+        EXPECT_EQ(r.threads[1].tid, 998u);
+        EXPECT_EQ(r.threads[3].tid, 1000u);
+        EXPECT_EQ(r.threads[4].tid, 5u);
+    }
+
     TEST(AddThreads, AtMostTheBusiestRowsAndTheOthersLast)
     {
         Report r = reportWithThreads(kMaxThreadRows + 10);
