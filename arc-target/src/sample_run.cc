@@ -462,6 +462,8 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
         return out;
     }
     p.probe = *probe;
+    if (p.qemuUser) // it ignores 0x03 while the guest runs: a short program would end during the wait
+        control.interruptByteIgnored();
     out.notes.push_back(p.modeNote);
     sampleInto(control, reader, r, p, server, baseline, stop, out);
     return out;

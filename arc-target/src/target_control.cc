@@ -63,6 +63,14 @@ uint64_t TargetControl::pid() const
     return parseHexNumber(thread.substr(1, thread.find('.') - 1)).value_or(0);
 }
 
+void TargetControl::interruptByteIgnored()
+{
+    if (m_means != StopMeans::Unknown || !m_options.fallbackInterrupt)
+        return;
+    m_byteTried = true;
+    m_means = StopMeans::ServerSignal;
+}
+
 Result<std::string> TargetControl::request(std::string_view packet)
 {
     if (m_state == TargetState::Running && !m_session.nonStop())

@@ -89,7 +89,7 @@ TEST(ArcQemuBias, SharesAgainstTimingVariants)
     ASSERT_TRUE(at1.share.found);
     std::cout << "at 1 ms: branchy " << at1.share.percent << " +- " << at1.share.error << " %\n" << at1.err;
     const bool close = std::fabs(at1.share.percent - reference) <= 3 * at1.share.error + 10;
-    const bool warned = at1.err.find("warning: the server is QEMU") != std::string::npos
+    const bool warned = at1.err.find("is QEMU's user-mode stub") != std::string::npos
         && at1.err.find("below 10 ms") != std::string::npos;
     EXPECT_TRUE(close || warned) << "shares off by " << at1.share.percent - reference << " points, and no warning";
     EXPECT_TRUE(warned) << "ppe-arc does not warn about QEMU";

@@ -58,6 +58,10 @@ public:
     // Stop replies drained after stops, and those that came late in place of a reply.
     uint64_t staleStops() const { return m_stale + m_session.stats().lateStops; }
 
+    // The server is known to ignore 0x03 while the target runs (QEMU's user-mode stub, known by its
+    // own query): the fallback is used from the first stop, without a second's wait for the byte.
+    // Nothing changes without a fallback.
+    void interruptByteIgnored();
     // A request to the stopped target; an error, with nothing sent, while an all-stop target runs.
     Result<std::string> request(std::string_view packet);
     Status resume(int signal = 0);
