@@ -110,6 +110,8 @@ bool restartCheckpointsInChild(const char** why)
 
 void liveMappingsChanged() { requestServiceJob(g_liveStateJob); }
 
+void refreshLiveStateNow() { requestServiceJob(g_liveStateJob); }
+
 void requestCheckpoint() { requestServiceJob(g_checkpointJob); }
 
 void endCheckpoints()

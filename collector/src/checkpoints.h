@@ -26,6 +26,11 @@ bool restartCheckpointsInChild(const char** why);
 // from a signal handler.
 void liveMappingsChanged();
 
+// Asks for the live file's usage record (and mappings) to be taken again now: sampling has just
+// started, and a recovery reads the time after the record as running time only when the record
+// says it ran. Safe to call from a signal handler.
+void refreshLiveStateNow();
+
 // Asks for a checkpoint now (PPE_SNAPSHOT_SIGNAL), on the collector thread; nothing when there is
 // no checkpoint job. One already being written is not repeated. Safe to call from a signal handler.
 void requestCheckpoint();

@@ -304,14 +304,15 @@ namespace {
         prepareProcessEnd();
         guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
         announce(*live);
-        // Sampling runs before the collector thread's first record of the live file: a recovery reads
-        // the time after that record as running time (issue 34: a process killed in its first half
-        // second had a record that said "not running", and no active time).
-        startPeriod();
         const char* why = nullptr;
         if (!startCheckpoints(&why))
             say({ "no checkpoints: ", why });
         scanBlockedThreadsInRealTime();
+        startPeriod();
+        // A record of the live file taken now that sampling runs: a recovery reads the time after the
+        // record as running time only when it says so (issue 34: a process killed in its first half
+        // second kept the record taken before, "not running", and had no active time).
+        refreshLiveStateNow();
     }
 
 } // namespace

@@ -348,8 +348,10 @@ namespace {
                 const auto [active, cpu] = killAndRecover(dir.path(), std::chrono::milliseconds(ms), timer);
                 std::cout << timer << ", killed at " << ms << " ms: recovered active time " << active << " s, CPU time "
                           << cpu << " s\n";
-                ASSERT_GT(cpu, 0.03) << ms << " ms: the program ran too little to compare";
-                EXPECT_NEAR(active, cpu, tolerance * cpu) << timer << ", killed at " << ms << " ms";
+                ASSERT_GT(cpu, 0) << ms << " ms: the program did not run";
+                // /proc counts CPU time in clock ticks (10 ms): one more is the reference's own error.
+                const double tick = 1.0 / double(sysconf(_SC_CLK_TCK));
+                EXPECT_NEAR(active, cpu, tolerance * cpu + tick) << timer << ", killed at " << ms << " ms";
             }
         }
     }
