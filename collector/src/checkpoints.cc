@@ -27,6 +27,7 @@ namespace {
     void refreshLiveState(LiveProfile& live, Phase phase)
     {
         const bool running = phase == Phase::Running;
+        live.histogram.record->collectorCpuMs = serviceThreadCpuMs(); // for a recovery too
         const uint64_t activeNs = g_ppe.activeNs + (running ? nowNs(activeClock()) - g_ppe.periodStartNs : 0);
         refreshLiveUsage(live, nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs, activeNs, running);
         refreshLiveMappings(live, *g_liveMaps);
@@ -70,6 +71,7 @@ namespace {
         if (g_ppe.livePath[0])
             msync(live, live->mappingSize, MS_SYNC);
         const uint64_t activeNs = g_ppe.activeNs + nowNs(activeClock()) - g_ppe.periodStartNs;
+        live->histogram.record->collectorCpuMs = serviceThreadCpuMs();
         const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
         char written[PATH_MAX];
         if (writeProfileFile(*live, g_ppe.checkpointScratch, g_ppe.outputPath, "checkpoint", ProfileStatus::Checkpoint,

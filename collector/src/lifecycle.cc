@@ -421,6 +421,7 @@ namespace {
             return;
         }
         const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
+        live->histogram.record->collectorCpuMs = serviceThreadCpuMs(); // its own cost, in the header
         char written[PATH_MAX];
         const int error = writeProfileFile(*live, g_ppe.finalScratch, g_ppe.outputPath, reason, ProfileStatus::Complete,
             g_ppe.activeNs / 1000, wallUs, written, g_ppe.checkpointWritten);

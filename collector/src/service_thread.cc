@@ -455,4 +455,18 @@ uint64_t skippedServiceRuns(int id)
 
 bool ownDescriptorTable() { return onServiceThread() && g_ownDescriptors.load(std::memory_order_relaxed); }
 
+uint32_t serviceThreadCpuMs()
+{
+    const pid_t tid = serviceThreadId();
+    if (!tid)
+        return 0;
+    // The kernel's CPU clock of thread `tid` (what pthread_getcpuclockid gives for a pthread_t):
+    // CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED, the thread id complemented above them.
+    const clockid_t clock = clockid_t((~unsigned(tid)) << 3 | 6u);
+    timespec t {};
+    if (clock_gettime(clock, &t) != 0)
+        return 0;
+    return uint32_t(uint64_t(t.tv_sec) * 1000 + uint64_t(t.tv_nsec) / 1'000'000);
+}
+
 } // namespace ppe

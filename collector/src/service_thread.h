@@ -64,6 +64,10 @@ bool onServiceThread();
 // descriptor it keeps open there is none of the program's. Signal-safe.
 bool ownDescriptorTable();
 
+// The CPU time the collector thread has used so far, in ms (its thread CPU clock); 0 when there is
+// none. Signal-safe.
+uint32_t serviceThreadCpuMs();
+
 // The collector thread's kernel thread id (the sampler sends it nothing), 0 when there is none.
 // Safe to call from a signal handler.
 pid_t serviceThreadId();

@@ -164,6 +164,8 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
     w.str("cpu-time ").fixed(r.cpuUserUs, 6).ch(' ').fixed(r.cpuSystemUs, 6).endl();
     if (r.cpuTimeAsOf)
         timeField(w, "cpu-time-as-of", r.cpuTimeAsOf);
+    if (r.collectorCpuMs)
+        w.str("collector-cpu-time ").fixed(uint64_t(r.collectorCpuMs) * 1000, 6).endl();
     w.str("wall-time ").fixed(r.wallUs, 6).endl();
     w.str("active-time ").fixed(r.activeUs, 6).endl();
     w.str("ticks ").dec(load(r.ticks)).endl();

@@ -280,6 +280,7 @@ namespace {
             { "max-bin", decimal(&Profile::maxBin) },
             { "cpu-time", onCpuTime },
             { "cpu-time-as-of", utc(&Profile::cpuTimeAsOf) },
+            { "collector-cpu-time", fixed(&Profile::collectorCpuTime) },
             { "wall-time", fixed(&Profile::wallTime) },
             { "active-time", fixed(&Profile::activeTime) },
             { "ticks", decimal(&Profile::ticks) },

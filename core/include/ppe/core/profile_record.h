@@ -92,6 +92,9 @@ struct ProfileRecord {
 
     // Appended for parallel jobs (issue 20): the process's MPI or Slurm rank, when rankKnown.
     uint32_t rankKnown;
+    // Appended in the padding before `rank` (issue 34; the record's size and a live file's layout
+    // are unchanged): the collector thread's own CPU time in ms, 0 when not known.
+    uint32_t collectorCpuMs;
     uint64_t rank;
 
     // Appended for the perf-ring mechanism (issue 22): samples the drain could not take.

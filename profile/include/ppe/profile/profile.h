@@ -94,6 +94,7 @@ struct Profile {
     uint64_t maxBin = 0;
     double cpuUser = 0, cpuSystem = 0, wallTime = 0, activeTime = 0; // seconds
     int64_t cpuTimeAsOf = 0; // when cpuUser/cpuSystem were taken (seconds, UTC); 0: at endTime
+    double collectorCpuTime = 0; // the collector thread's own CPU seconds (part of cpuUser + cpuSystem); 0: not known
     uint64_t ticks = 0;
     std::array<uint64_t, kCategoryCount> counts {};
     uint64_t saturated = 0;
