@@ -31,6 +31,7 @@ namespace {
         const uint64_t activeNs = g_ppe.activeNs + (running ? nowNs(activeClock()) - g_ppe.periodStartNs : 0);
         refreshLiveUsage(live, nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs, activeNs, running);
         refreshLiveMappings(live, *g_liveMaps);
+        refreshLiveThreads(live, uint64_t(live.histogram.record->interval) * 100);
     }
 
     void keepLiveState(uint64_t)
@@ -39,8 +40,10 @@ namespace {
         if (phase == Phase::Off || phase == Phase::Stopped || !g_ppe.livePath[0])
             return;
         holdLiveDirectory(g_ppe.livePath); // before a chroot of the program's, at the first run
+        // Threads that end before the profile is written are seen too; enrolled first, so that the
+        // live file's thread copy has them.
+        enrolLiveThreads(serviceThreadId());
         refreshLiveState(*g_ppe.live.load(std::memory_order_acquire), phase);
-        enrolLiveThreads(serviceThreadId()); // threads that end before the profile is written are seen too
     }
 
     // The live-state job, when the profile has a live file; false when there is nothing to keep.

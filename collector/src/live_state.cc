@@ -1,6 +1,7 @@
 #include "live_state.h"
 
 #include "image.h"
+#include "threads.h"
 
 #include <atomic>
 #include <cstring>
@@ -125,6 +126,19 @@ void refreshLiveMappings(LiveProfile& live, MapsScratch& scratch)
     copyMappings(to, table);
     to.takenNs = realtimeNs();
     current.store(next, std::memory_order_release);
+}
+
+void refreshLiveThreads(LiveProfile& live, uint64_t minCpuNs)
+{
+    LiveThreads* first = liveThreads(reinterpret_cast<char*>(&live), live.file, 0);
+    if (!first)
+        return;
+    std::atomic_ref<uint32_t> current(live.file.threads);
+    const uint32_t next = nextCopy(current.load(std::memory_order_relaxed) & ~kLiveThreadsMark);
+    LiveThreads& to = first[next];
+    to.count = uint32_t(snapshotThreads(to.threads, kLiveThreads, minCpuNs));
+    to.takenNs = realtimeNs();
+    current.store(kLiveThreadsMark | next, std::memory_order_release);
 }
 
 void refreshLiveUsage(LiveProfile& live, uint64_t wallNs, uint64_t activeNs, bool running)

@@ -16,6 +16,11 @@ namespace ppe {
 // live file. `scratch`: memory for one reading of the maps. Allocates nothing; not re-entrant.
 void refreshLiveMappings(LiveProfile& live, MapsScratch& scratch);
 
+// Records the program's threads (those with samples, blocked time or at least `minCpuNs` of CPU
+// time; the first kLiveThreads) in the live file, for a recovery (issue 34). Allocates nothing;
+// not re-entrant.
+void refreshLiveThreads(LiveProfile& live, uint64_t minCpuNs);
+
 // Records the wall and active time so far (`wallNs`, `activeNs`, sampling on: `running`), the
 // samples counted and getrusage(RUSAGE_SELF) in the live file. Allocates nothing; not re-entrant.
 void refreshLiveUsage(LiveProfile& live, uint64_t wallNs, uint64_t activeNs, bool running);

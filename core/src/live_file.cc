@@ -37,7 +37,8 @@ LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageS
     l.binsOffset = roundUp(l.recordOffset + sizeof(ProfileRecord), pageSize);
     l.pcsOffset = l.binsOffset + roundUp(binCount * sizeof(uint32_t), 64);
     l.mapsOffset = roundUp(l.pcsOffset + sizeof(PcSlot) * uint64_t(kPcTableSlots), 64);
-    l.fileSize = roundUp(l.mapsOffset + 2 * sizeof(LiveMappings), pageSize);
+    l.threadsOffset = roundUp(l.mapsOffset + 2 * sizeof(LiveMappings), 64);
+    l.fileSize = roundUp(l.threadsOffset + 2 * sizeof(LiveThreads), pageSize);
     return l;
 }
 
@@ -56,6 +57,15 @@ void writeLiveHeader(LiveFileHeader& h, const LiveFileLayout& layout)
     h.mapsSize = sizeof(LiveMappings);
     h.mapsCurrent = kLiveNone;
     h.usageCurrent = kLiveNone;
+    h.threads = kLiveThreadsMark | kLiveNone;
+}
+
+LiveThreads* liveThreads(char* base, const LiveFileHeader& header, uint32_t copy)
+{
+    const uint64_t offset = roundUp(header.mapsOffset + 2 * uint64_t(header.mapsSize), 64);
+    if (!(header.threads & kLiveThreadsMark) || offset + 2 * sizeof(LiveThreads) > header.fileSize)
+        return nullptr;
+    return reinterpret_cast<LiveThreads*>(base + offset + uint64_t(copy) * sizeof(LiveThreads));
 }
 
 LiveMappings* liveMappings(char* base, const LiveFileHeader& header, uint32_t copy)
@@ -80,6 +90,8 @@ LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* vie
         view->mappings = liveMappings(const_cast<char*>(bytes), h, h.mapsCurrent);
     if (h.usageCurrent < 2)
         view->usage = &reinterpret_cast<const LiveFileHeader*>(bytes)->usage[h.usageCurrent];
+    if (const uint32_t threads = h.threads & ~kLiveThreadsMark; threads < 2)
+        view->threads = liveThreads(const_cast<char*>(bytes), h, threads);
     return LiveFileProblem::None;
 }
 

@@ -251,8 +251,11 @@ namespace {
         const int fd = memfd_create("ppe-recovered", 0);
         if (fd < 0)
             return "";
+        // The threads as the collector thread last listed them (issue 34), when the file has them.
+        const ThreadRecord* threads = view.threads ? view.threads->threads : nullptr;
+        const size_t threadCount = view.threads ? std::min<size_t>(view.threads->count, kLiveThreads) : 0;
         const ProfileOutput output { &record, view.bins, objects.table.objects, objects.table.count, objects.table.hits,
-            objects.table.hitCount };
+            objects.table.hitCount, threads, threadCount };
         const int error = writeProfile(fd, output);
         std::string text(size_t(lseek(fd, 0, SEEK_END)), '\0');
         if (pread(fd, text.data(), text.size(), 0) != ssize_t(text.size()) || error)

@@ -356,6 +356,33 @@ namespace {
         }
     }
 
+    // The live file keeps the thread table (issue 34: a merge with a recovered rank had no threads
+    // for it): a process SIGKILLed after the collector thread's first records is recovered with its
+    // main thread, its samples and CPU time as of the last record.
+    TEST(ProcessPlumbing, AKilledProcessIsRecoveredWithItsThreads)
+    {
+        const TempDir dir;
+        const std::string out = dir.file("spin.ppe");
+        const Clock::time_point start = Clock::now();
+        const Running running = startProgram({ PPE_STAGE_A, "--spin" }, preloadedWith(out), dir.path());
+        const std::string live = out + "." + std::to_string(running.pid) + ".live";
+        while ((Clock::now() - start < std::chrono::milliseconds(1200) || !fileExists(live))
+            && Clock::now() - start < std::chrono::seconds(20)) { }
+        kill(running.pid, SIGKILL);
+        waitProgram(running);
+        auto text = recoverLiveFile(live);
+        ASSERT_TRUE(text) << text.error().str();
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(*text, m,
+            std::regex("\nthread " + std::to_string(running.pid) + R"( (\d+) ([0-9.]+) [0-9.]+ "stage_a"\n)")))
+            << text->substr(0, 3000);
+        EXPECT_GT(std::stoull(m[1]), 0u) << "samples of the main thread as of the last record";
+        EXPECT_GT(std::stod(m[2]), 0.0) << "its CPU time";
+        auto profile = parseProfile(*text, live);
+        ASSERT_TRUE(profile) << profile.error().str();
+        EXPECT_FALSE(profile->threads.empty());
+    }
+
     // The collector thread's own CPU time is in the profile's header (issue 34: perf saw it at 0.9 %
     // of a program's samples, and ppe did not say): a part of the process's CPU time.
     TEST(ProcessPlumbing, TheCollectorThreadsCpuTimeIsInTheProfile)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ppe/core/pc_table.h"
+#include "ppe/core/ppe_writer.h"
 #include "ppe/core/profile_record.h"
 
 #include <cstdint>
@@ -19,6 +20,8 @@ inline constexpr char kLiveMagic[8] = { 'P', 'P', 'E', 'L', 'I', 'V', 'E', '1' }
 inline constexpr uint32_t kLiveMaxMappings = 1024;
 inline constexpr uint32_t kLiveMapPaths = 64 * 1024;
 inline constexpr uint32_t kLiveNone = 2; // LiveFileHeader::mapsCurrent/usageCurrent before the first copy
+inline constexpr uint32_t kLiveThreads = 512; // threads per LiveThreads copy
+inline constexpr uint32_t kLiveThreadsMark = 0x100; // in LiveFileHeader::threads: the file has LiveThreads
 
 // One executable mapping of the process, as the collector thread last read /proc/self/maps.
 struct LiveMapping {
@@ -39,6 +42,15 @@ struct LiveMappings {
     uint32_t reserved;
     LiveMapping mappings[kLiveMaxMappings];
     char paths[kLiveMapPaths]; // '\0'-terminated paths, starting with ""
+};
+
+// The program's threads as the collector thread last listed them (every 0.5 s; issue 34): a merge
+// with a killed rank keeps that rank's threads.
+struct LiveThreads {
+    int64_t takenNs; // CLOCK_REALTIME when taken
+    uint32_t count;
+    uint32_t reserved;
+    ThreadRecord threads[kLiveThreads];
 };
 
 // Times and CPU usage as the collector thread last took them.
@@ -75,7 +87,10 @@ struct LiveFileHeader {
     uint32_t mapsCurrent; // 0 or 1: the copy last completed; kLiveNone: none yet
     LiveUsage usage[2];
     uint32_t usageCurrent; // 0 or 1; kLiveNone: none yet
-    uint32_t reserved;
+    // Appended in the last reserved word (issue 34): kLiveThreadsMark | the LiveThreads copy last
+    // completed (0 or 1; kLiveNone: none yet). 0 in older files, which have no thread copies. The
+    // two copies follow the mappings' (liveThreads).
+    uint32_t threads;
 };
 
 // Where each part of a live file goes.
@@ -85,6 +100,7 @@ struct LiveFileLayout {
     uint64_t binsOffset; // page aligned: the counters start here
     uint64_t pcsOffset;
     uint64_t mapsOffset; // two LiveMappings
+    uint64_t threadsOffset; // two LiveThreads
     uint64_t fileSize; // a whole number of pages
 };
 
@@ -112,10 +128,15 @@ struct LiveFileView {
     const PcSlot* pcs = nullptr;
     const LiveMappings* mappings = nullptr; // the last complete copy, nullptr if none
     const LiveUsage* usage = nullptr; // the last complete copy, nullptr if none
+    const LiveThreads* threads = nullptr; // the last complete copy, nullptr if none (or an older file)
 };
 
 // The two LiveMappings copies of a live file mapped at `base` laid out as `header` says. Signal-safe.
 LiveMappings* liveMappings(char* base, const LiveFileHeader& header, uint32_t copy);
+
+// The two LiveThreads copies of a live file mapped at `base` laid out as `header` says (after the
+// mappings'); nullptr when the file has none. Signal-safe.
+LiveThreads* liveThreads(char* base, const LiveFileHeader& header, uint32_t copy);
 
 // Checks `size` bytes of a live file (aligned to 8 bytes at least) and points `view` into them.
 // Signal-safe.
