@@ -511,6 +511,7 @@ namespace {
         t.cpuSeconds = p.cpuUser + p.cpuSystem;
         t.cpuUserPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuUser / t.cpuSeconds : 0;
         t.cpuSystemPercent = t.cpuSeconds > 0 ? 100.0 * p.cpuSystem / t.cpuSeconds : 0;
+        t.collectorCpuSeconds = p.collectorCpuTime;
         addSampledTime(p, t); // perf's task-clock events exclude the kernel: system time has no samples
         t.intervalMs = double(p.interval) / 10000.0;
         t.lastAddress = p.rangeEnd - 1;

@@ -154,6 +154,7 @@ namespace {
         w.field("cpu_seconds", t.cpuSeconds);
         w.field("cpu_user_percent", t.cpuUserPercent);
         w.field("cpu_system_percent", t.cpuSystemPercent);
+        w.field("collector_cpu_seconds", t.collectorCpuSeconds);
         w.field("unsampled_kernel_seconds", t.unsampledKernelSeconds);
         w.field("sampled_seconds", t.sampledSeconds);
         w.field("sampled_rate", t.sampledRate);

@@ -317,6 +317,7 @@ void ProfileMerge::addTimes(const Profile& next)
         m_sum.status = next.status;
     m_sum.cpuUser += next.cpuUser;
     m_sum.cpuSystem += next.cpuSystem;
+    m_sum.collectorCpuTime += next.collectorCpuTime;
     m_sum.activeTime += next.activeTime;
     m_sum.wallTime = std::max(m_sum.wallTime, next.wallTime);
     m_sum.ticks += next.ticks;

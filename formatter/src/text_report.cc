@@ -145,6 +145,9 @@ namespace {
         if (!remote) // ppe-arc measures no CPU time of the target
             out += fmt::format("CPU time {:.2f} s, User time {:.2f}% System time {:.2f}%\n", t.cpuSeconds,
                 t.cpuUserPercent, t.cpuSystemPercent);
+        if (!remote && t.collectorCpuSeconds > 0) // ppe's own cost, which perf sees and the samples do not
+            out += fmt::format("Of which the collector thread {:.3f} s ({:.2f}%): live file, ring drains, scans\n",
+                t.collectorCpuSeconds, t.cpuSeconds > 0 ? 100 * t.collectorCpuSeconds / t.cpuSeconds : 0.0);
         out += fmt::format("Samples in the program {:.2f}%, in shared libraries {:.2f}%, elsewhere {:.2f}%\n",
             t.programPercent, t.librariesPercent, t.otherPercent);
         if (t.unsampledKernelSeconds >= 0.005)

@@ -30,6 +30,7 @@ namespace {
         p.cpuUser = 1.5;
         p.cpuSystem = 0.5;
         p.activeTime = 2;
+        p.collectorCpuTime = 0.015;
         p.wallTime = double(pid % 10);
         p.endReason = "exit";
         p.threads.push_back({ pid, p.total, 2, 0, "prog" });
@@ -50,6 +51,7 @@ namespace {
         EXPECT_EQ(sum.bins[1].count, 3u);
         EXPECT_EQ(sum.maxBin, 5u);
         EXPECT_DOUBLE_EQ(sum.cpuUser, 3.0);
+        EXPECT_DOUBLE_EQ(sum.collectorCpuTime, 0.03) << "each process's collector thread, added";
         EXPECT_DOUBLE_EQ(sum.activeTime, 4.0);
         EXPECT_DOUBLE_EQ(sum.wallTime, 2.0); // the longest, not the sum
         EXPECT_DOUBLE_EQ(sum.achievedRate, 11.0 / 4.0);

@@ -112,6 +112,24 @@ namespace {
         EXPECT_EQ(r.totals.lastAddress, 0x1fffu);
         EXPECT_EQ(r.totals.rangeBytes, 0x1000u);
         EXPECT_DOUBLE_EQ(r.modules[0].percent, 100.0) << "module percentages are of the in-range hits";
+        EXPECT_EQ(renderTextReport(r).find("collector thread"), std::string::npos) << "not known: not shown";
+    }
+
+    // Issue 34: perf saw the collector thread at 0.9 % of a program's samples and the report did
+    // not say. Its CPU time, when the profile has it, is the header's next line.
+    TEST(BuildReport, TheCollectorThreadsOwnCpuTimeIsInTheHeader)
+    {
+        Profile p = profileWith({ { 0x1010, 700 } });
+        p.cpuUser = 1.5;
+        p.cpuSystem = 0.25;
+        p.collectorCpuTime = 0.035;
+        const Report r = buildReport(p, { { "a.o", { { 0x1000, 0x1100 } } } });
+        EXPECT_DOUBLE_EQ(r.totals.collectorCpuSeconds, 0.035);
+        const std::string text = renderTextReport(r);
+        EXPECT_NE(text.find("CPU time 1.75 s, User time 85.71% System time 14.29%\nOf which the collector thread "
+                            "0.035 s (2.00%)"),
+            std::string::npos)
+            << text;
     }
 
     TEST(BuildReport, NoSamplesNoDivisionByZero)

@@ -84,6 +84,7 @@ struct Totals {
     double cpuSeconds = 0; // user + system
     double cpuUserPercent = 0; // % of cpuSeconds
     double cpuSystemPercent = 0;
+    double collectorCpuSeconds = 0; // the collector thread's own, part of cpuSeconds; 0: not known
     double unsampledKernelSeconds = 0; // system time the mechanism takes no samples of (perf-task-clock)
     // The time the mechanism samples while sampling (the active time; for the perf mechanisms its
     // user part) and the achieved rate over it: what to hold against the requested rate.
