@@ -446,6 +446,34 @@ namespace {
         return out;
     }
 
+    // Whether process `pid` has a handler for `signal` (SigCgt of /proc/PID/status).
+    bool catches(int pid, int signal)
+    {
+        std::istringstream status(readFile("/proc/" + std::to_string(pid) + "/status"));
+        for (std::string line; std::getline(status, line);) {
+            if (line.rfind("SigCgt:", 0) == 0)
+                return (std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1;
+        }
+        return false;
+    }
+
+    // Polls until every process of a live file in `dir` (NAME.PID.live) has a handler for `signal`,
+    // for up to a minute: a signal sent before would meet its default action.
+    bool waitForHandlers(const TempDir& dir, int signal)
+    {
+        for (int polls = 0; polls < 6000; ++polls) {
+            bool all = true;
+            for (const std::string& live : filesEndingIn(dir, ".live")) {
+                const std::string stem = live.substr(0, live.size() - 5);
+                all = all && catches(std::stoi(stem.substr(stem.rfind('.') + 1)), signal);
+            }
+            if (all)
+                return true;
+            usleep(10000);
+        }
+        return false;
+    }
+
     // Polls for `count` files as filesEndingIn says, for up to a minute.
     bool waitForFiles(const TempDir& dir, size_t count, const std::string& suffix, const std::string& text = "")
     {
@@ -475,6 +503,7 @@ namespace {
         ASSERT_EQ(argv.front(), PPE_MPIRUN);
         const Running job = startProgram(argv, mpirunEnv(session));
         ASSERT_TRUE(waitForFiles(dir, 4, ".live")) << "four ranks running under the collector";
+        ASSERT_TRUE(waitForHandlers(dir, SIGUSR2)) << "every rank ready for the snapshot signal";
         ASSERT_TRUE(filesEndingIn(dir, ".ppe").empty()) << "a profile before the snapshot was asked for";
         ASSERT_EQ(kill(job.pid, SIGUSR2), 0);
         EXPECT_TRUE(waitForFiles(dir, 4, ".ppe", "status checkpoint")) << "every rank's snapshot";
