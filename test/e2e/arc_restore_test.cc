@@ -49,6 +49,19 @@ bool waitForText(const std::string& path, const std::string& text, double second
     return false;
 }
 
+// Waits until `running` has written "holding" (true) or has ended (false; it is left to reap).
+bool waitForHolding(const Running& running, double seconds)
+{
+    for (int i = 0; i < int(seconds * 100); ++i, ::usleep(10000)) {
+        if (readFile(running.outPath).find("holding") != std::string::npos)
+            return true;
+        siginfo_t info {};
+        if (::waitid(P_PID, id_t(running.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0)
+            return readFile(running.outPath).find("holding") != std::string::npos;
+    }
+    return false;
+}
+
 // Ends a server the test started: it ends by itself after a detach; one nobody connected to (a
 // failed run) is killed after a deadline, so that a failure cannot hang the test.
 struct ServerGuard {
@@ -79,19 +92,18 @@ TEST(ArcRestore, AfterSigkillTheTargetIsAsBeforeAndRunsToItsEnd)
     std::ostringstream breakAt; // inside work(), beside the bytes written
     breakAt << std::hex << std::stoull(work, nullptr, 16) + 8;
     Running poke;
-    for (int i = 0; i < 100; ++i, ::usleep(50000)) { // gdbserver may still be starting
+    RunResult ended; // a poke that ended before holding: the connection refused, or the error reported
+    bool holding = false;
+    for (int i = 0; i < 100 && !holding; ++i, ::usleep(50000)) { // gdbserver may still be starting
         poke = startProgram({ PPE_ARC, "poke", "--remote", remote, "--journal", journal, "--set", "r12=0x5a5a5a5a",
             "--write", sink + "=ffffffffffffffff", "--write", work + "=cccc", "--break", breakAt.str(), "--kind", "1",
             "--hold", "120" });
-        if (waitForText(poke.outPath, "holding", 20)) // gdbserver starts the program first: slow under load
-            break;
-        waitProgram(poke); // the connection refused, or an error this test will report
-        if (readFile(poke.errPath).find("refused") == std::string::npos)
+        holding = waitForHolding(poke, 60); // gdbserver starts the program first: slow under load
+        if (!holding && (ended = waitProgram(poke)).err.find("refused") == std::string::npos)
             break;
     }
-    ASSERT_TRUE(waitForText(poke.outPath, "holding", 10))
-        << "ppe-arc poke: " << readFile(poke.outPath) << readFile(poke.errPath)
-        << "\ngdbserver: " << readFile(server.outPath) << readFile(server.errPath);
+    ASSERT_TRUE(holding) << "ppe-arc poke: " << ended.out << ended.err << "(exit " << ended.status << ", signal "
+                         << ended.signal << ")\ngdbserver: " << readFile(server.outPath) << readFile(server.errPath);
     ::kill(poke.pid, SIGKILL);
     RunResult killed = waitProgram(poke);
     EXPECT_EQ(killed.signal, SIGKILL);

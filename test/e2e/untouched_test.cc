@@ -109,7 +109,7 @@ namespace {
             { "fd512_in_child", "fd512", { "FILE" } },
             { "close_range_then_fork", "fd_range", {} },
             { "close_all_then_reuse_512", "fd_reuse", { "FILE" } },
-            { "child_closes_its_stderr_pipe", "stderr_eof", {} },
+            { "child_closes_its_stderr_pipe", "stderr_eof", {}, kWaitsUnderPosix },
             { "lowest_free_descriptor", "lowest_fd", { "lowest" } },
             { "close_loop_keeps_new_descriptor", "lowest_fd", { "close-loop" } },
             { "nofile_soft", "low_nofile", { "soft" } },
