@@ -1,8 +1,9 @@
 // What the batch tests share: the one-node Slurm of test/slurm/cluster.sh (a CTest fixture), its
-// jobs, the CPU time of a running job read from /proc, and the check that a profile's samples match
-// that CPU time.
+// jobs, the CPU time of a running job read from /proc (processCpuSeconds, from process_cpu.h), and
+// the check that a profile's samples match that CPU time.
 #pragma once
 
+#include "process_cpu.h"
 #include "run_program.h"
 
 #include "ppe/profile/profile.h"
@@ -34,10 +35,6 @@ std::string waitForJobEnd(const std::string& jobId, double seconds);
 // The pid from the "working PID" line batch_job prints into `outputFile`, 0 when it has not
 // appeared within `seconds` (or the job ended first).
 int waitForWorking(const std::string& outputFile, double seconds);
-
-// The CPU time (user + system, seconds) of a running process from /proc/PID/stat; -1 once it has
-// gone.
-double processCpuSeconds(int pid);
 
 // Polls a process's CPU time until it ends: the last reading is how much CPU it had used, at most
 // one poll before its end.

@@ -1,6 +1,7 @@
 // Many processes (issue 20): a real Open MPI job under the real collector, each rank writing its
 // own profile; ppeout merging them (a directory, a pattern), re-binning different widths, refusing
 // profiles of different programs, and its per-rank imbalance naming the heavy rank.
+#include "mpi_support.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -73,37 +74,6 @@ namespace {
 
 #ifdef PPE_MPI_IMBALANCE
     const std::string kMpiProgram = PPE_MPI_IMBALANCE;
-
-    // mpirun as the tests run it: as root in containers, more ranks than cores, shared memory. Each run has
-    // its own session directory: two mpiruns under one TMPDIR share /tmp/ompi.HOST.UID, and the one that
-    // ends first removes it while the other is still creating its pid.N in it ("A call to mkdir was unable
-    // to create the desired directory", orte_init failed) when ctest runs the MPI tests side by side.
-    std::vector<std::string> mpirunArgv(
-        const std::vector<std::string>& program, const std::string& out, const std::vector<std::string>& options = {})
-    {
-        std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
-            "4", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
-        argv.insert(argv.end(), options.begin(), options.end());
-        argv.insert(argv.end(), program.begin(), program.end());
-        return argv;
-    }
-
-    std::vector<EnvChange> mpirunEnv(const TempDir& session)
-    {
-        return { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
-            { "TMPDIR", session.path() } };
-    }
-
-    RunResult mpirun(const std::vector<std::string>& program, const std::string& out)
-    {
-        const TempDir session;
-        return runProgram(mpirunArgv(program, out), mpirunEnv(session));
-    }
-#define PPE_NEEDS_MPI()
-#else
-#define PPE_NEEDS_MPI()                                                                                                \
-    GTEST_SKIP() << "no mpicc or mpirun when the build was configured (install openmpi-bin and "                       \
-                    "libopenmpi-dev, scripts/install-deps.sh, and configure again)"
 #endif
 
     TEST(MpiTest, FourRanksWriteFourFilesByRankAndTheMergeIsTheirSum)

@@ -3,6 +3,8 @@
 // cannot be made says why, a process that execs before its first sample leaves nothing, an exec
 // chain names each stage by its own program, and a process killed in its first half second is
 // recovered with its real CPU time. Real programs under the real libppe.
+#include "mpi_support.h"
+#include "process_cpu.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -63,19 +65,8 @@ namespace {
     }
 
 #ifdef PPE_MPI_IMBALANCE
-    // mpirun as mpi_test.cc runs it (as root in containers, more ranks than cores, its own session
-    // directory), in `cwd`, each line of the ranks' output tagged with its rank.
-    RunResult mpirun(const std::vector<std::string>& program, const std::string& out, const std::string& cwd)
-    {
-        const TempDir session;
-        std::vector<std::string> argv { "timeout", "300", PPE_MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np",
-            "4", "--tag-output", "--mca", "btl", "self,vader,tcp", "-x", "PPE_ON=1", "-x", "PPE_OUT=" + out };
-        argv.insert(argv.end(), program.begin(), program.end());
-        return runProgram(argv,
-            { { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
-                { "TMPDIR", session.path() } },
-            cwd);
-    }
+    // mpirun's option that tags each line of the ranks' output with its rank.
+    const std::vector<std::string> kTagged { "--tag-output" };
 
     // Each rank's lines of stderr, in order, without mpirun's "[JOB,RANK]<stderr>:" tag.
     std::map<int, std::vector<std::string>> linesByRank(const std::string& err)
@@ -90,11 +81,6 @@ namespace {
         }
         return ranks;
     }
-#define PPE_NEEDS_MPI()
-#else
-#define PPE_NEEDS_MPI()                                                                                                \
-    GTEST_SKIP() << "no mpicc or mpirun when the build was configured (install openmpi-bin and "                       \
-                    "libopenmpi-dev, scripts/install-deps.sh, and configure again)"
 #endif
 
     // `mpirun -x PPE_OUT=run/` without run/: the ranks' files are in run/, made at start, and
@@ -104,7 +90,7 @@ namespace {
         PPE_NEEDS_MPI();
 #ifdef PPE_MPI_IMBALANCE
         const TempDir job;
-        const RunResult run = mpirun({ PPE_MPI_IMBALANCE, "1", "2" }, "run/", job.path());
+        const RunResult run = mpirun({ PPE_MPI_IMBALANCE, "1", "2" }, "run/", kTagged, job.path());
         ASSERT_EQ(run.status, 0) << run.err;
         ASSERT_TRUE(fs::is_directory(job.file("run"))) << run.err;
         for (int rank = 0; rank < 4; ++rank)
@@ -125,7 +111,7 @@ namespace {
 #ifdef PPE_MPI_IMBALANCE
         const TempDir job;
         std::ofstream(job.file("blocker")) << "a file, not a directory\n";
-        const RunResult run = mpirun({ PPE_MPI_IMBALANCE, "1", "2" }, "blocker/run/", job.path());
+        const RunResult run = mpirun({ PPE_MPI_IMBALANCE, "1", "2" }, "blocker/run/", kTagged, job.path());
         ASSERT_EQ(run.status, 0) << run.err;
         const auto ranks = linesByRank(run.err);
         ASSERT_EQ(ranks.size(), 4u) << run.err;
@@ -236,11 +222,9 @@ namespace {
         for (const std::string& timer : timersHere()) {
             const TempDir dir;
             const TempDir session;
-            const RunResult run = runProgram({ "timeout", "120", PPE_MPI_IMBALANCE, "1", "0" },
-                { { "PPE_ON", "1" }, { "PPE_OUT", dir.path() + "/" }, { "PPE_TIMER", timer },
-                    { "OMPI_ALLOW_RUN_AS_ROOT", "1" }, { "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1" },
-                    { "TMPDIR", session.path() } },
-                dir.path());
+            std::vector<EnvChange> env = mpirunEnv(session);
+            env.insert(env.end(), { { "PPE_ON", "1" }, { "PPE_OUT", dir.path() + "/" }, { "PPE_TIMER", timer } });
+            const RunResult run = runProgram({ "timeout", "120", PPE_MPI_IMBALANCE, "1", "0" }, env, dir.path());
             ASSERT_EQ(run.status, 0) << run.err;
             const std::vector<std::string> files = filesIn(dir.path());
             ASSERT_EQ(files.size(), 1u) << timer << ": " << joined(files) << "\n" << run.err;
@@ -304,17 +288,6 @@ namespace {
         EXPECT_TRUE(std::regex_match(files[0], std::regex(R"(jail/stage_a\.\d+\.ppe)"))) << files[0];
     }
 
-    // CPU time of process `pid` (user + system) from /proc/PID/stat, in seconds.
-    double cpuSecondsOf(int pid)
-    {
-        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-        std::vector<std::string> f(std::istream_iterator<std::string>(fields), {});
-        // Fields 14 and 15 (utime, stime) are at 11 and 12 after the state (field 3).
-        return f.size() > 12 ? double(std::stoull(f[11]) + std::stoull(f[12])) / double(sysconf(_SC_CLK_TCK)) : -1;
-    }
-
     using Clock = std::chrono::steady_clock;
 
     // Runs stage_a --spin, kills it `after` past its start (polling, no sleep), and returns the
@@ -331,7 +304,7 @@ namespace {
         while (Clock::now() - start < after || !fileExists(live))
             if (Clock::now() - start > std::chrono::seconds(20))
                 break;
-        const double cpu = cpuSecondsOf(running.pid);
+        const double cpu = processCpuSeconds(running.pid);
         kill(running.pid, SIGKILL);
         waitProgram(running);
         EXPECT_TRUE(fileExists(live)) << live;
