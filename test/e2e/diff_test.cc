@@ -164,14 +164,14 @@ namespace {
         }
     }
 
-    // diff_faster.c built twice by the real compiler into dir/BUILD/diff_faster: the second build
-    // with -DPPE_REBUILT=1 (every function faster, south least).
+    // The example diff_work.c built twice by the real compiler into dir/BUILD/diff_faster: the
+    // second build with -DPPE_ALL_FASTER=1 (every function faster, south least).
     std::string compiledFaster(const TempDir& dir, const std::string& build, bool rebuilt)
     {
         std::filesystem::create_directories(dir.file(build));
         const std::string exe = dir.file(build + "/diff_faster");
-        const RunResult cc = runProgram({ "gcc", "-O2", "-g", rebuilt ? "-DPPE_REBUILT=1" : "-DPPE_REBUILT=0", "-o",
-            exe, std::string(PPE_SOURCE_DIR) + "/test/e2e/diff_faster.c" });
+        const RunResult cc = runProgram({ "gcc", "-O2", "-g", rebuilt ? "-DPPE_ALL_FASTER=1" : "-DPPE_ALL_FASTER=0",
+            "-o", exe, std::string(PPE_SOURCE_DIR) + "/examples/diff_work.c" });
         EXPECT_EQ(cc.status, 0) << cc.err;
         return exe;
     }
