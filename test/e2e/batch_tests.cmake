@@ -1,14 +1,10 @@
 # ppe_batch_tests: endings a batch system deals out, under a real one-node Slurm (test/slurm/cluster.sh,
 # started once as a CTest fixture and stopped at the end) and with the snapshot signal alone.
 # batch_job is a CPU-bound job, linked with libppe (batch_job) or not (batch_job_plain, for `ppe`).
-add_executable(batch_job batch_job.c)
-target_compile_options(batch_job PRIVATE -O1 -g)
-target_link_libraries(batch_job PRIVATE -Wl,--push-state,--no-as-needed $<TARGET_FILE:ppe> -Wl,--pop-state)
+ppe_fixture(batch_job batch_job.c -O1 -Wl,--push-state,--no-as-needed $<TARGET_FILE:ppe> -Wl,--pop-state)
 set_target_properties(batch_job PROPERTIES BUILD_RPATH $<TARGET_FILE_DIR:ppe>)
 add_dependencies(batch_job ppe)
-add_executable(batch_job_plain batch_job.c)
-target_compile_options(batch_job_plain PRIVATE -O1 -g)
-ppe_gnu_built(batch_job batch_job_plain)
+ppe_fixture(batch_job_plain batch_job.c -O1)
 
 set(slurm_dir ${CMAKE_CURRENT_BINARY_DIR}/slurm-cluster)
 add_executable(ppe_batch_tests batch_test.cc slurm_test.cc batch_support.cc)

@@ -1,8 +1,6 @@
 # Issue 33: signals, alternate stacks and namespaces are the program's own (signals_untouched_test.cc):
 # its own small test program, needing only the collector, the launcher and the profile reader.
-add_executable(signals_untouched signals_untouched.c)
-target_compile_options(signals_untouched PRIVATE -O1 -g)
-ppe_gnu_built(signals_untouched)
+ppe_fixture(signals_untouched signals_untouched.c -O1)
 
 add_executable(ppe_signals_untouched_tests signals_untouched_test.cc)
 target_link_libraries(ppe_signals_untouched_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
