@@ -139,20 +139,21 @@ namespace {
         return true;
     }
 
-    RawBlocked* placeFor(int64_t syscall, uint64_t site, uint64_t caller)
+    RawBlocked* placeFor(int64_t syscall, uint64_t site, uint64_t caller, uint64_t tid)
     {
-        const uint64_t key = uint64_t(syscall) * 0x9e3779b97f4a7c15ull ^ site * 31 ^ caller;
+        const uint64_t key = uint64_t(syscall) * 0x9e3779b97f4a7c15ull ^ site * 31 ^ caller ^ tid * 0x100000001b3ull;
         for (size_t probe = 0, i = key % kBlockedSlots; probe < kBlockedSlots; ++probe, i = (i + 1) % kBlockedSlots) {
             RawBlocked& p = g_scan.places[i];
-            if (p.observations && p.syscall == syscall && p.site == site && p.caller == caller)
+            if (p.observations && p.syscall == syscall && p.site == site && p.caller == caller && p.tid == tid)
                 return &p;
             if (!p.observations && g_scan.used < kBlockedSlots - 2) {
-                p.syscall = syscall, p.site = site, p.caller = caller;
+                p.syscall = syscall, p.site = site, p.caller = caller, p.tid = tid;
                 ++g_scan.used;
                 return &p;
             }
         }
-        // Full: the time still counts, with no place, under "not in a system call" or "other calls".
+        // Full: the time still counts, with no place and no thread, under "not in a system call" or
+        // "other calls" (the thread's own total keeps it: ThreadSlot::blockedNs).
         RawBlocked*& spill = g_scan.overflow[syscall < 0 ? 0 : 1];
         syscall = syscall < 0 ? -1 : kOtherCalls;
         if (!spill && g_scan.used < kBlockedSlots) {
@@ -160,7 +161,7 @@ namespace {
                 if (!p.observations && (spill = &p))
                     break;
             }
-            *spill = RawBlocked { syscall, 0, 0, 0, 0 };
+            *spill = RawBlocked { syscall, 0, 0, 0, 0, 0 };
             ++g_scan.used;
         }
         return spill;
@@ -185,7 +186,7 @@ namespace {
         if (readTaskFile(tid, "syscall", text, sizeof(text)) <= 0 || !parsePlace(text, &place))
             return; // running (the sampler's), ended, or unreadable
         const uint64_t caller = callerInImage(place.sp, place.pc, image.imageStart, image.imageEnd);
-        if (RawBlocked* p = placeFor(place.syscall, place.pc, caller)) {
+        if (RawBlocked* p = placeFor(place.syscall, place.pc, caller, uint64_t(tid))) {
             std::atomic_ref<uint64_t>(p->ns).fetch_add(elapsedNs, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(p->observations).fetch_add(1, std::memory_order_relaxed);
         }

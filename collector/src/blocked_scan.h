@@ -23,11 +23,12 @@ namespace ppe {
 inline constexpr size_t kBlockedSlots = 2048;
 inline constexpr int64_t kOtherCalls = -2;
 
-// A place where threads were found blocked, in run-time addresses.
+// A place where one thread was found blocked, in run-time addresses.
 struct RawBlocked {
     int64_t syscall; // -1: not in a system call; kOtherCalls: system calls the full table could not place
     uint64_t site; // the user PC the kernel reports
     uint64_t caller; // the call into the monitored image found on the stack, 0: none
+    uint64_t tid; // the thread (issue 34: its waits are grouped); 0 once the table is full
     uint64_t ns;
     uint64_t observations;
 };

@@ -147,7 +147,7 @@ namespace {
         for (size_t i = 0; i < count; ++i) {
             const RawBlocked& raw = a.s->rawBlocked[i];
             BlockedRecord& b = a.s->blocked[i];
-            b = BlockedRecord { raw.syscall, raw.ns, raw.observations, {}, {} };
+            b = BlockedRecord { raw.syscall, raw.ns, raw.observations, {}, {}, raw.tid };
             if (haveMaps) {
                 b.site = placeOf(a, live, raw.site);
                 b.caller = placeOf(a, live, raw.caller);

@@ -230,7 +230,7 @@ static void writeBlocked(LineWriter& w, const ProfileOutput& out)
         w.str("blocked ").sdec(b.syscall).ch(' ').fixed(b.ns, 9).ch(' ').dec(b.observations);
         placeField(w, b.site);
         placeField(w, b.caller);
-        w.endl();
+        w.ch(' ').dec(b.tid).endl();
     }
 }
 

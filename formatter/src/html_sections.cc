@@ -103,17 +103,25 @@ void blockedSection(std::string& out, const Report& r)
     out += fmt::format("<p class=\"note\">Threads ran {:.2f} s (sampled) and waited {:.2f} s, found by {} scans of "
                        "/proc/self/task every {:.1f} ms on average, costing {:.2f} s of CPU.</p>\n",
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
-    out += fmt::format("<p class=\"note\">The program's own waits (a call of its code on the stack) {:.2f} s, listed "
-                       "first; waits with no program code on the stack (a library's helper threads) {:.2f} s, after "
-                       "them (Called from -).</p>\n",
-        b.programSeconds, b.helperSeconds);
+    if (b.byThread)
+        out += fmt::format("<p class=\"note\">Waits by thread. The program's own threads (they waited with a call of "
+                           "its code on the stack) {:.2f} s, listed first; threads that never did (a library's helper "
+                           "threads) {:.2f} s, after them.</p>\n",
+            b.programSeconds, b.helperSeconds);
+    else
+        out += fmt::format("<p class=\"note\">The program's own waits (a call of its code on the stack) {:.2f} s, "
+                           "listed first; waits with no program code on the stack (a library's helper threads) {:.2f} "
+                           "s, after them (Called from -).</p>\n",
+            b.programSeconds, b.helperSeconds);
     if (b.rows.empty())
         return void(out += "</section>\n");
-    out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>System call</th>"
+    out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Thread</th><th>System call</th>"
            "<th class=\"num\">Seconds</th><th class=\"num\">&#177; error</th><th class=\"num\">Time %</th>"
            "<th class=\"num\">Scans</th><th>Waiting in</th><th>Called from</th></tr></thead><tbody>\n";
     for (const BlockedRow& row : b.rows) {
-        out += "<tr><td class=\"name\">" + esc(row.call) + "</td>"
+        const std::string thread
+            = row.tid ? fmt::format("{} ({})", row.tid, row.thread.empty() ? "?" : row.thread) : "-";
+        out += "<tr><td>" + esc(thread) + "</td><td class=\"name\">" + esc(row.call) + "</td>"
             + numberCell(row.seconds, fmt::format("{:.3f}", row.seconds))
             + numberCell(row.error, fmt::format("{:.3f}", row.error))
             + numberCell(row.percent, fmt::format("{:.2f}", row.percent))

@@ -352,6 +352,9 @@ namespace {
             w.field("error", b.error);
             w.field("percent", b.percent);
             w.field("observations", b.observations);
+            w.field("tid", b.tid);
+            w.field("thread", b.thread);
+            w.field("thread_seconds", b.threadSeconds);
             w.field("in_program", b.inProgram);
             w.endObject();
         }
@@ -373,6 +376,7 @@ namespace {
         w.field("scan_cost", b->scanCost);
         w.field("program_seconds", b->programSeconds);
         w.field("helper_seconds", b->helperSeconds);
+        w.field("by_thread", b->byThread);
         blockedRows(w, b->rows);
         w.endObject();
     }

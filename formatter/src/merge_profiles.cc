@@ -251,6 +251,19 @@ namespace {
         return key(a) == key(b);
     }
 
+    // Adds `b` to the place of `into` with the same key, or as a new place. The sum of processes
+    // keeps places, not threads: one process's thread ids mean nothing in another's (the THREADS
+    // table keeps each process's threads, named by process).
+    void addPlace(std::vector<BlockedPlace>& into, BlockedPlace b)
+    {
+        b.tid = 0;
+        const auto found = std::find_if(into.begin(), into.end(), [&](const BlockedPlace& s) { return sameKey(s, b); });
+        if (found == into.end())
+            return into.push_back(b);
+        found->seconds += b.seconds;
+        found->observations += b.observations;
+    }
+
     // Thread ids of different processes (and hosts) may meet: each name says whose thread it is.
     void markThreads(std::vector<ThreadSamples>& threads, const std::string& process)
     {
@@ -361,19 +374,18 @@ std::vector<size_t> ProfileMerge::addObjects(Profile& next)
 
 void ProfileMerge::addBlocked(Profile& next, const std::vector<size_t>& objectOf)
 {
+    if (m_count == 2) { // the first profile's places, until now by thread
+        std::vector<BlockedPlace> first;
+        for (const BlockedPlace& b : m_sum.blocked)
+            addPlace(first, b);
+        m_sum.blocked = std::move(first);
+    }
     for (BlockedPlace& b : next.blocked) {
         for (CodeLocation* l : { &b.site, &b.caller }) {
             if (l->kind == CodeLocation::Kind::Object)
                 l->object = objectOf.at(l->object);
         }
-        const auto found = std::find_if(
-            m_sum.blocked.begin(), m_sum.blocked.end(), [&](const BlockedPlace& s) { return sameKey(s, b); });
-        if (found == m_sum.blocked.end()) {
-            m_sum.blocked.push_back(b);
-            continue;
-        }
-        found->seconds += b.seconds;
-        found->observations += b.observations;
+        addPlace(m_sum.blocked, b);
     }
     if (!next.scan)
         return;

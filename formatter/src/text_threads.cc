@@ -6,6 +6,19 @@
 
 namespace ppe::formatter {
 
+namespace {
+
+    // The line above one thread's waits in the blocked-time table.
+    std::string threadHeading(const BlockedRow& row)
+    {
+        if (!row.tid)
+            return "       Any thread (places the collector's full table could not keep apart):\n";
+        return fmt::format("       Thread {} ({}), waited {:.3f} s:\n", row.tid, row.thread.empty() ? "?" : row.thread,
+            row.threadSeconds);
+    }
+
+} // namespace
+
 void blockedText(std::string& out, const Report& report)
 {
     if (!report.blocked)
@@ -17,10 +30,16 @@ void blockedText(std::string& out, const Report& report)
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
     if (b.rows.empty())
         return;
-    out += fmt::format(" The program's own waits (a call of its code on the stack) {:.2f} s, listed first; waits with "
-                       "no program code on the stack\n (threads that ran none: a library's helper threads, such as "
-                       "MPI progress threads) {:.2f} s, listed after them\n",
-        b.programSeconds, b.helperSeconds);
+    if (b.byThread)
+        out += fmt::format(" Waits by thread. The program's own threads (they waited with a call of its code on the "
+                           "stack) {:.2f} s, listed first;\n threads that never did (a library's helper threads, such "
+                           "as MPI progress threads) {:.2f} s, listed after them\n",
+            b.programSeconds, b.helperSeconds);
+    else
+        out += fmt::format(" The program's own waits (a call of its code on the stack) {:.2f} s, listed first; waits "
+                           "with no program code on the stack\n (threads that ran none: a library's helper threads, "
+                           "such as MPI progress threads) {:.2f} s, listed after them\n",
+            b.programSeconds, b.helperSeconds);
     size_t callWidth = 12, siteWidth = 10;
     for (const BlockedRow& row : b.rows) {
         callWidth = std::max(callWidth, row.call.size());
@@ -30,8 +49,12 @@ void blockedText(std::string& out, const Report& report)
         "Seconds", "error", "Time %", "Scans", "Waiting in", siteWidth, "Called from");
     size_t rank = 0;
     for (const BlockedRow& row : b.rows) {
-        if (!row.inProgram && (rank == 0 || b.rows[rank - 1].inProgram))
-            out += "       Waits with no program code on the stack (library helper threads):\n";
+        const BlockedRow* previous = rank ? &b.rows[rank - 1] : nullptr;
+        if (!row.inProgram && (!previous || previous->inProgram))
+            out += b.byThread ? "       Threads that never waited in the program's code (library helper threads):\n"
+                              : "       Waits with no program code on the stack (library helper threads):\n";
+        if (b.byThread && (!previous || previous->tid != row.tid || previous->inProgram != row.inProgram))
+            out += threadHeading(row);
         std::string line = fmt::format("{:>4} - {:<{}}  {:>8.3f} +- {:>6.3f}  {:>6.2f}  {:>6}  {:<{}}  {}", ++rank,
             row.call, callWidth, row.seconds, row.error, row.percent, row.observations, fitName(row.site, siteWidth),
             siteWidth, row.caller.empty() ? "-" : fitName(row.caller, kMaxNameWidth));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace ppe::formatter {
 
@@ -56,6 +57,30 @@ namespace {
     }
 
     bool onlyWaited(const ThreadSamples& t) { return t.tid && t.samples == 0 && t.blockedSeconds > 0; }
+
+    struct ThreadWaits {
+        std::string name; // "" when the thread table does not name it
+        double seconds = 0; // all its waits
+        bool inProgram = false; // one of its waits had a call of the program's code on the stack
+    };
+
+    // The threads the `blocked` records name, with their totals.
+    std::map<uint64_t, ThreadWaits> threadWaits(const Profile& p)
+    {
+        std::map<uint64_t, ThreadWaits> threads;
+        for (const BlockedPlace& place : p.blocked) {
+            if (!place.tid)
+                continue;
+            ThreadWaits& t = threads[place.tid];
+            t.seconds += place.seconds;
+            t.inProgram = t.inProgram || place.caller.kind != CodeLocation::Kind::None;
+        }
+        for (const ThreadSamples& t : p.threads) {
+            if (auto it = threads.find(t.tid); it != threads.end())
+                it->second.name = t.name;
+        }
+        return threads;
+    }
 
 } // namespace
 
@@ -113,8 +138,11 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
         return;
     BlockedTime b;
     b.runningSeconds = double(p.total) * secondsPerSample(p);
-    for (const BlockedPlace& place : p.blocked)
+    const std::map<uint64_t, ThreadWaits> threads = threadWaits(p);
+    for (const BlockedPlace& place : p.blocked) {
         b.blockedSeconds += place.seconds;
+        b.byThread = b.byThread || place.tid;
+    }
     b.scans = p.scan->scans;
     b.scanPeriod = p.scan->period;
     b.scanCost = p.scan->cost;
@@ -124,14 +152,19 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
         row.error = place.observations ? place.seconds / std::sqrt(double(place.observations)) : place.seconds;
         row.percent = all > 0 ? 100.0 * place.seconds / all : 0;
         row.observations = place.observations;
-        row.inProgram = place.caller.kind != CodeLocation::Kind::None;
+        row.tid = place.tid;
+        const ThreadWaits* t = place.tid ? &threads.at(place.tid) : nullptr;
+        row.thread = t ? t->name : "";
+        row.threadSeconds = t ? t->seconds : place.seconds;
+        row.inProgram = t ? t->inProgram : place.caller.kind != CodeLocation::Kind::None;
         (row.inProgram ? b.programSeconds : b.helperSeconds) += place.seconds;
         b.rows.push_back(std::move(row));
     }
     // The program's own waits lead: a library's helper threads (MPI progress threads in poll) may
-    // wait all the run and would bury them.
+    // wait all the run and would bury them (issue 34). Then each thread's waits together.
     std::stable_sort(b.rows.begin(), b.rows.end(), [](const BlockedRow& x, const BlockedRow& y) {
-        return x.inProgram != y.inProgram ? x.inProgram : x.seconds > y.seconds;
+        return std::tuple(!x.inProgram, -x.threadSeconds, x.tid, -x.seconds)
+            < std::tuple(!y.inProgram, -y.threadSeconds, y.tid, -y.seconds);
     });
     report.blocked = std::move(b);
 }

@@ -58,18 +58,19 @@ std::string onThread(const Fields& f, Profile& p)
 
 std::string onBlocked(const Fields& f, Profile& p)
 {
-    const char* usage = "blocked: expected SYSCALL SECONDS OBSERVATIONS SITE CALLER "
+    const char* usage = "blocked: expected SYSCALL SECONDS OBSERVATIONS SITE CALLER [TID] "
                         "(places: -, image+0xADDR, OBJECT+0xOFFSET or 0xADDR, objects named before)";
-    if (f.size() != 6)
+    if (f.size() != 6 && f.size() != 7) // no TID before issue 34
         return usage;
     auto syscall = parseSyscall(f[1]);
     auto seconds = parseFixed(f[2]);
     auto observations = parseUnsigned(f[3]);
     auto site = parseLocation(f[4], p);
     auto caller = parseLocation(f[5], p);
-    if (!syscall || !seconds || !observations || !site || !caller)
+    auto tid = f.size() == 7 ? parseUnsigned(f[6]) : std::optional<uint64_t>(0);
+    if (!syscall || !seconds || !observations || !site || !caller || !tid)
         return usage;
-    p.blocked.push_back(BlockedPlace { *syscall, *seconds, *observations, *site, *caller });
+    p.blocked.push_back(BlockedPlace { *syscall, *seconds, *observations, *site, *caller, *tid });
     return "";
 }
 

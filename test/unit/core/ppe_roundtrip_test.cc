@@ -260,7 +260,8 @@ namespace {
         ThreadRecord threads[2] = { { 7, 4583, 2'291'877'650, 0, "worker" }, { 0, 12, 0, 0, "" } };
         threads[0].name[6] = '\n'; // written escaped
         BlockedRecord blocked[2] = {
-            { 230, 998'596'416, 259, { CodePlace::Kind::Object, 1, 0xcf545 }, { CodePlace::Kind::Image, 0, 0x1412 } },
+            { 230, 998'596'416, 259, { CodePlace::Kind::Object, 1, 0xcf545 }, { CodePlace::Kind::Image, 0, 0x1412 },
+                7 },
             { -1, 500'000'000, 3, {}, { CodePlace::Kind::Address, 0, 0x7ffc00001000 } },
         };
         const ScanSummary scan { 930, 2'602'102, 23'245'797 };
@@ -272,7 +273,7 @@ namespace {
         const std::string text = writtenText(out);
         EXPECT_NE(text.find("\nblocking-scan 930 0.002602102 0.023245797\nthread 7 4583 2.291877650 0.000000000 "
                             "\"worker\\n\"\nthread 0 12 0.000000000 0.000000000 \"\"\nblocked 230 0.998596416 259 "
-                            "1+0xcf545 image+0x1412\nblocked -1 0.500000000 3 - 0x7ffc00001000\nbin "),
+                            "1+0xcf545 image+0x1412 7\nblocked -1 0.500000000 3 - 0x7ffc00001000 0\nbin "),
             std::string::npos)
             << text;
         const Result<Profile> p = parseProfile(text, "rt.ppe");
@@ -281,7 +282,9 @@ namespace {
         EXPECT_EQ(p->threads[0].name, "worker\n");
         ASSERT_EQ(p->blocked.size(), 2u);
         EXPECT_EQ(p->blocked[0].site.object, 1u);
+        EXPECT_EQ(p->blocked[0].tid, 7u);
         EXPECT_DOUBLE_EQ(p->blocked[1].seconds, 0.5);
+        EXPECT_EQ(p->blocked[1].tid, 0u);
         EXPECT_EQ(p->scan->scans, 930u);
     }
 

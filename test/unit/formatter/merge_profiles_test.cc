@@ -100,10 +100,12 @@ namespace {
     {
         Profile a = process(1, { { 0x1000, 1 } });
         a.objects = { { "/lib/libm.so.6", "ff", 3, { { 0x10, 1 }, { 0x20, 2 } } } };
-        a.blocked = { { 0, 1.0, 10, { CodeLocation::Kind::Object, 0, 0x20 }, {} } };
+        a.blocked = { { 0, 1.0, 10, { CodeLocation::Kind::Object, 0, 0x20 }, {}, 5 },
+            { 0, 0.5, 5, { CodeLocation::Kind::Object, 0, 0x20 }, {}, 6 } }; // two of its threads
+
         Profile b = process(2, { { 0x1000, 1 } });
         b.objects = { { "/lib/libc.so.6", "ee", 1, { { 0x5, 1 } } }, { "/lib/libm.so.6", "ff", 4, { { 0x20, 4 } } } };
-        b.blocked = { { 0, 3.0, 30, { CodeLocation::Kind::Object, 1, 0x20 }, {} } };
+        b.blocked = { { 0, 3.0, 30, { CodeLocation::Kind::Object, 1, 0x20 }, {}, 5 } }; // tid 5 of another process
         ProfileMerge merge;
         Messages messages;
         ASSERT_FALSE(merge.add(a, "a.ppe", messages));
@@ -114,8 +116,9 @@ namespace {
         ASSERT_EQ(sum.objects[0].hitsByOffset.size(), 2u);
         EXPECT_EQ(sum.objects[0].hitsByOffset[1].count, 6u);
         ASSERT_EQ(sum.blocked.size(), 1u) << "libm+0x20 in both, though libm is object 1 of b";
-        EXPECT_DOUBLE_EQ(sum.blocked[0].seconds, 4.0);
-        EXPECT_EQ(sum.blocked[0].observations, 40u);
+        EXPECT_DOUBLE_EQ(sum.blocked[0].seconds, 4.5);
+        EXPECT_EQ(sum.blocked[0].observations, 45u);
+        EXPECT_EQ(sum.blocked[0].tid, 0u) << "a sum of processes keeps places, not thread ids";
     }
 
     // A profile file with just the fields the reader needs, of process `pid`.

@@ -107,6 +107,38 @@ namespace {
         EXPECT_EQ(asked.size(), 4u);
     }
 
+    // Issue 34: the rows are grouped by thread. A thread that waited once with the program's code on
+    // the stack is the program's (all its waits with it, even those without); the program's threads
+    // lead, the most waited first; a thread that never did (a library's helper) comes after them.
+    TEST(AddBlockedTime, GroupedByThreadWithTheProgramsThreadsFirst)
+    {
+        Report r;
+        r.profile = profileWith({ Bin { 0x1000, 2000 } });
+        r.profile.scan = BlockingScan { 400, 0.0025, 0.01 };
+        r.profile.arch = "x86_64";
+        r.profile.threads
+            = { { 11, 2000, 1.0, 1.5, "main" }, { 12, 0, 0, 9.0, "progress" }, { 13, 0, 0, 2.0, "pool" } };
+        const CodeLocation caller { CodeLocation::Kind::Image, 0, 0x1412 };
+        r.profile.blocked = { BlockedPlace { 7, 9.0, 900, {}, {}, 12 }, BlockedPlace { 202, 2.0, 200, {}, caller, 13 },
+            BlockedPlace { 230, 1.0, 100, {}, caller, 11 }, BlockedPlace { 7, 0.5, 50, {}, {}, 11 } };
+        addBlockedTime(r, [](const CodeLocation&) { return std::string(); });
+        ASSERT_TRUE(r.blocked.has_value());
+        const BlockedTime& b = *r.blocked;
+        EXPECT_TRUE(b.byThread);
+        ASSERT_EQ(b.rows.size(), 4u);
+        EXPECT_EQ(b.rows[0].tid, 13u); // 2 s waited: the program's most waited thread
+        EXPECT_EQ(b.rows[0].thread, "pool");
+        EXPECT_EQ(b.rows[1].tid, 11u); // 1.5 s: its two waits together, most first
+        EXPECT_EQ(b.rows[1].call, "clock_nanosleep");
+        EXPECT_DOUBLE_EQ(b.rows[1].threadSeconds, 1.5);
+        EXPECT_EQ(b.rows[2].tid, 11u);
+        EXPECT_TRUE(b.rows[2].inProgram) << "a wait of the program's thread, though no caller was found";
+        EXPECT_EQ(b.rows[3].tid, 12u); // the helper, though it waited longest
+        EXPECT_FALSE(b.rows[3].inProgram);
+        EXPECT_DOUBLE_EQ(b.programSeconds, 3.5);
+        EXPECT_DOUBLE_EQ(b.helperSeconds, 9.0);
+    }
+
     // A tick-bound fallback takes fewer samples than asked: the running time is the active CPU time.
     TEST(AddBlockedTime, RunningTimeIsTheActiveCpuTime)
     {

@@ -44,6 +44,7 @@ struct BlockedRecord {
     uint64_t observations = 0;
     CodePlace site;
     CodePlace caller;
+    uint64_t tid = 0; // the thread that waited there; 0: unknown (or any, once the table was full)
 };
 
 // One thread of the process: its samples (running time) and, in real-time mode, its blocked time.

@@ -243,8 +243,12 @@ struct BlockedRow {
     double error = 0; // seconds: seconds / sqrt(observations)
     double percent = 0; // of all thread time (sampled running time + blocked time)
     uint64_t observations = 0;
-    // A call of the program's code was found on the stack: the program's own wait. Without one, a
-    // thread that ran no program code waited (a library's helper thread: MPI progress threads).
+    uint64_t tid = 0; // the thread that waited; 0: unknown (older profiles, merges, the collector's table full)
+    std::string thread {}; // its name, "" when unknown
+    double threadSeconds = 0; // all the waits of that thread (tid 0: this row's)
+    // The program's own wait: its thread waited at least once with a call of the program's code on
+    // the stack (tid 0: this wait had one). Otherwise a thread that never waited in the program's
+    // code: a library's helper thread (MPI progress threads).
     bool inProgram = false;
 };
 
@@ -255,9 +259,12 @@ struct BlockedTime {
     uint64_t scans = 0;
     double scanPeriod = 0; // mean seconds between scans
     double scanCost = 0; // CPU seconds the scans took
-    double programSeconds = 0; // the waits with a call of the program's code on the stack
-    double helperSeconds = 0; // the waits without: library helper threads (BlockedRow::inProgram)
-    std::vector<BlockedRow> rows; // the program's own waits first, each group by decreasing seconds
+    double programSeconds = 0; // the program's own waits (BlockedRow::inProgram)
+    double helperSeconds = 0; // the others: library helper threads
+    bool byThread = false; // the rows name their threads (the profile's `blocked` records have a TID)
+    // The program's own waits first, then the helper threads'; in each, by thread (most waited
+    // first) and, in a thread, by decreasing seconds.
+    std::vector<BlockedRow> rows;
 };
 
 // One of the top modules of a merge, across its ranks: each rank's share of its own in-range hits.

@@ -44,6 +44,7 @@ struct BlockedPlace {
     uint64_t observations = 0; // scans that found a thread here
     CodeLocation site; // the user PC the kernel reported (usually in the C library)
     CodeLocation caller; // the call into the monitored image above it on the stack
+    uint64_t tid = 0; // the thread that waited there; 0: unknown (older profiles, merges, a full table)
 };
 
 struct ThreadSamples {
