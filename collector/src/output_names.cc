@@ -351,27 +351,27 @@ namespace {
         return script;
     }
 
-    // For an interpreted script run by its name (`./run.sh` under LD_PRELOAD), the directory of the
-    // script into `directory`: the kernel ran its interpreter, whose directory (/usr/bin) the user
-    // did not name (issue 33). AT_EXECFN is the name given to execve; it names the executable itself
-    // for every other program (same device and inode), and then nothing changes.
-    bool scriptDirectory(const char* imagePath, char* directory)
+    // For an interpreted script run by its name (`./run.sh` under LD_PRELOAD), the script's absolute
+    // path into `script`: the kernel ran its interpreter, whose name (sh) and directory (/usr/bin)
+    // the user did not name (issue 33), and two scripts of one exec chain would share the
+    // interpreter's name (issue 34). AT_EXECFN is the name given to execve; it names the executable
+    // itself for every other program (same device and inode), and then nothing changes.
+    bool scriptPath(const char* imagePath, char* script)
     {
         const char* named = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
-        struct stat script { };
+        struct stat file { };
         struct stat image { };
-        if (!named || !*named || stat(named, &script) != 0 || stat(imagePath, &image) != 0
-            || (script.st_dev == image.st_dev && script.st_ino == image.st_ino) || !startsWithShebang(named))
+        if (!named || !*named || stat(named, &file) != 0 || stat(imagePath, &image) != 0
+            || (file.st_dev == image.st_dev && file.st_ino == image.st_ino) || !startsWithShebang(named))
             return false;
-        directory[0] = '\0';
+        script[0] = '\0';
         if (named[0] != '/') {
-            if (!getcwd(directory, PATH_MAX - 1))
+            if (!getcwd(script, PATH_MAX - 1))
                 return false;
-            appendTo(directory, "/");
+            appendTo(script, "/");
         }
-        appendTo(directory, named);
-        *std::strrchr(directory, '/') = '\0';
-        return directory[0] != '\0';
+        appendTo(script, named);
+        return std::strchr(script, '/') != nullptr;
     }
 
 } // namespace
@@ -383,20 +383,20 @@ unsigned chooseOutputPath(
     g_childTemplate[0] = '\0';
     const bool descendant = launchedDescendant || parentIsProfiled();
     const char* directory = parts.defaultDirectory && *parts.defaultDirectory ? parts.defaultDirectory : nullptr;
+    // An interpreted script run by its name is named by the script (run.sh.ppe), not by its interpreter.
+    char script[PATH_MAX];
+    const char* program = scriptPath(imagePath, script) ? script : imagePath;
     if (wanted)
-        return nameFromPpeOut(wanted, imagePath, descendant, parts, path);
+        return nameFromPpeOut(wanted, program, descendant, parts, path);
     // Beside the executable is for the program the user named (beside the script, when that was an
     // interpreted script): the programs it runs, and its forked children, write in the current
     // directory (a directory they merely run from may be /usr/bin).
     char cwd[PATH_MAX];
     if (!directory && descendant && getcwd(cwd, sizeof(cwd)))
         directory = cwd;
-    char script[PATH_MAX];
-    if (!directory && scriptDirectory(imagePath, script))
-        directory = script;
-    defaultName(imagePath, directory, descendant, parts.rank, path);
-    if ((!directory || directory == script) && getcwd(cwd, sizeof(cwd)))
-        defaultName(imagePath, cwd, true, nullptr, g_childTemplate);
+    defaultName(program, directory, descendant, parts.rank, path);
+    if (!directory && getcwd(cwd, sizeof(cwd)))
+        defaultName(program, cwd, true, nullptr, g_childTemplate);
     return 0;
 }
 

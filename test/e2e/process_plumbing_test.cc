@@ -20,6 +20,7 @@
 #include <regex>
 #include <signal.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,6 +254,31 @@ namespace {
             auto profile = readProfile(dir.file(f));
             ASSERT_TRUE(profile) << profile.error().str();
             EXPECT_EQ(profile->command.at(0).substr(profile->command.at(0).rfind('/') + 1), f.substr(0, 7)) << f;
+        }
+    }
+
+    // The same with scripts (issue 34): each stage is its interpreter, so naming a stage by its
+    // executable gave both sh.PID.ppe, the first kept only as a backup that a directory merge leaves
+    // out. A script run by its name is named by the script.
+    TEST(ProcessPlumbing, AnExecChainOfScriptsNamesEachStageByItsScript)
+    {
+        const TempDir dir;
+        fs::create_directory(dir.file("out"));
+        for (const auto& [name, next] :
+            { std::pair<std::string, std::string> { "a.sh", "exec ./b.sh\n" }, { "b.sh", "" } }) {
+            std::ofstream(dir.file(name)) << "#!/bin/sh\ni=0\nwhile [ $i -lt 20000 ]; do i=$((i+1)); done\n" << next;
+            ASSERT_EQ(chmod(dir.file(name).c_str(), 0755), 0);
+        }
+        const RunResult run = runProgram({ dir.file("a.sh") }, preloadedWith(dir.file("out") + "/"), dir.path());
+        ASSERT_EQ(run.status, 0) << run.err;
+        const std::vector<std::string> files = filesIn(dir.file("out"));
+        ASSERT_EQ(files.size(), 2u) << joined(files) << "\n" << run.err;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_match(files[0], m, std::regex(R"(a\.sh\.(\d+)\.ppe)"))) << joined(files);
+        EXPECT_EQ(files[1], "b.sh." + std::string(m[1]) + ".ppe") << joined(files);
+        for (const std::string& f : files) {
+            auto profile = readProfile(dir.file("out/" + f));
+            EXPECT_TRUE(profile) << f << ": " << profile.error().str();
         }
     }
 

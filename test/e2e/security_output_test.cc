@@ -470,8 +470,8 @@ namespace {
     }
 
     // A script run by its name under LD_PRELOAD: the kernel runs its interpreter, but the user named
-    // the script, so the interpreter's profile lies beside the script, never beside the interpreter
-    // (a shell script run so as root used to leave bash.ppe in /usr/bin).
+    // the script, so the interpreter's profile lies beside the script and is named by it, never
+    // beside the interpreter (a shell script run so as root used to leave bash.ppe in /usr/bin).
     TEST_F(SecurityOutputTest, AScriptRunByNameWritesBesideTheScript)
     {
         const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
@@ -491,8 +491,8 @@ namespace {
         const RunResult run = runProgram({ script }, env, m_work);
         ASSERT_TRUE(run.exited && run.status == 0) << run.err;
         EXPECT_EQ(namesIn(system), (std::vector<std::string> { "sh" })) << run.err;
-        EXPECT_EQ(namesIn(scripts), (std::vector<std::string> { "run.sh", "sh.ppe" })) << run.err;
-        expectProfile(scripts + "/sh.ppe", run);
+        EXPECT_EQ(namesIn(scripts), (std::vector<std::string> { "run.sh", "run.sh.ppe" })) << run.err;
+        expectProfile(scripts + "/run.sh.ppe", run);
     }
 
     // The first process's own forked child is not what the user named either: it writes in the

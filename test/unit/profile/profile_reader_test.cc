@@ -353,7 +353,7 @@ namespace {
         lines.insert(lines.begin() + 45,
             { "blocking-scan 930 0.002602102 0.023245797", "thread 7 4583 2.291877650 0.000000000 \"worker \\\"1\\\"\"",
                 "thread 0 12 0.000000000 0.000000000 \"\"", "blocked 230 0.998596416 259 1+0xcf545 image+0x1412",
-                "blocked -1 0.5 3 - 0x7ffc00001000", "blocked 61 0.25 95 0+0x10 -" });
+                "blocked -1 0.5 3 - 0x7ffc00001000 7", "blocked 61 0.25 95 0+0x10 -" });
         const Result<Profile> p = parseProfile(join(lines), "rt.ppe");
         ASSERT_TRUE(p.ok()) << p.error().str();
         ASSERT_TRUE(p->scan.has_value());
@@ -378,6 +378,8 @@ namespace {
         EXPECT_EQ(p->blocked[1].site.kind, CodeLocation::Kind::None);
         EXPECT_EQ(p->blocked[1].caller.kind, CodeLocation::Kind::Address);
         EXPECT_EQ(p->blocked[1].caller.address, 0x7ffc00001000u);
+        EXPECT_EQ(p->blocked[1].tid, 7u); // the waiting thread (issue 34)
+        EXPECT_EQ(p->blocked[0].tid, 0u); // a profile of an older collector names none
     }
 
     TEST(ProfileReader, DamagedThreadAndBlockedLines)
@@ -389,6 +391,8 @@ namespace {
         expectError(withLineAfter(45, "blocked 230 1.0 3 lib+0x10 -"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocked -3 1.0 3 - -"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocked 230 1.0 3 image+10 -"), 46, "blocked: expected");
+        expectError(withLineAfter(45, "blocked 230 1.0 3 - - x"), 46, "blocked: expected"); // the tid
+        expectError(withLineAfter(45, "blocked 230 1.0 3 - - 7 8"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocking-scan 3 0.1"), 46, "blocking-scan: expected SCANS");
     }
 
