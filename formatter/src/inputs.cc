@@ -344,10 +344,29 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(
     return std::optional<debuginfo::DebugInfo>(std::move(info.value()));
 }
 
-Result<debuginfo::DebugInfo> loadObjectInfo(
-    const SharedObject& object, const std::vector<std::string>& debugDirs, bool lines)
+std::vector<uint64_t> namedOffsets(const Profile& profile, const SharedObject& object)
 {
-    auto info = debuginfo::loadDebugInfo(object.path, debugOptions(debugDirs, lines));
+    std::vector<uint64_t> offsets;
+    for (const ObjectSamples& s : object.hitsByOffset)
+        offsets.push_back(s.fileOffset);
+    for (const BlockedPlace& place : profile.blocked) {
+        for (const CodeLocation& at : { place.site, place.caller }) {
+            if (at.kind == CodeLocation::Kind::Object && at.object < profile.objects.size()
+                && profile.objects[at.object].path == object.path)
+                offsets.insert(offsets.end(), { at.address - 1, at.address }); // a return address
+        }
+    }
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    return offsets;
+}
+
+Result<debuginfo::DebugInfo> loadObjectInfo(
+    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs, bool lines)
+{
+    debuginfo::Options options = debugOptions(debugDirs, lines);
+    options.wantedOffsets = namedOffsets(profile, object);
+    auto info = debuginfo::loadDebugInfo(object.path, options);
     if (!info)
         return info.error();
     if (!object.buildId.empty() && !info->buildId.empty() && object.buildId != info->buildId) {
@@ -357,9 +376,10 @@ Result<debuginfo::DebugInfo> loadObjectInfo(
     return info;
 }
 
-Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs)
+Result<ObjectCode> sharedObjectCode(
+    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs)
 {
-    auto info = loadObjectInfo(object, debugDirs, false);
+    auto info = loadObjectInfo(object, profile, debugDirs, false);
     if (!info)
         return info.error();
     return objectCodeOf(*info);

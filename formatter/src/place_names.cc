@@ -76,7 +76,7 @@ namespace {
             const SharedObject& object = profile.objects[index];
             auto found = objects.find(index);
             if (found == objects.end()) {
-                Result<ObjectCode> code = sharedObjectCode(object, debugDirs);
+                Result<ObjectCode> code = sharedObjectCode(object, profile, debugDirs);
                 found = objects.emplace(index, code ? std::optional(std::move(*code)) : std::nullopt).first;
             }
             const std::string name = baseName(object.path);

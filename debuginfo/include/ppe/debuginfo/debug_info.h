@@ -6,6 +6,7 @@
 #include "ppe/support/result.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,11 @@ struct Options {
     // its top DIE). A unit without ranges is read whole (where its code is is unknown).
     bool onlyWanted = false;
     std::vector<AddressRange> wanted; // sorted by start, non-overlapping
+    // A shared object's file offsets that the report names (its samples' and blocked places'):
+    // code no symbol names is then split by .eh_frame only there (the FDEs that hold them), not
+    // everywhere; its DWARF is still read whole. Unset: all of .eh_frame (as with onlyWanted,
+    // `wanted` decides).
+    std::optional<std::vector<uint64_t>> wantedOffsets;
 };
 
 // Reads the ELF at `path` and its DWARF (in it, or in a split debug file found by build id or

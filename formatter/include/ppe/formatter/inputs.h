@@ -91,13 +91,18 @@ Result<debuginfo::DebugInfo> loadImageLines(const debuginfo::DebugInfo& image,
 Result<std::optional<debuginfo::DebugInfo>> loadImage(
     const ImageRequest& request, const Profile& profile, Messages& messages);
 
+// The file offsets of `object` that a report of `profile` names: its samples', and the blocked
+// places' in it (debuginfo::Options::wantedOffsets), ascending.
+std::vector<uint64_t> namedOffsets(const Profile& profile, const SharedObject& object);
+
 // A shared object's symbols, and with `lines` its DWARF, if the file is still the one the run
-// loaded (same build id).
+// loaded (same build id). Its code without symbols is named only at namedOffsets(profile, object).
 Result<debuginfo::DebugInfo> loadObjectInfo(
-    const SharedObject& object, const std::vector<std::string>& debugDirs, bool lines);
+    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs, bool lines);
 
 // A shared object's functions, if the file is still the one the run loaded (same build id).
-Result<ObjectCode> sharedObjectCode(const SharedObject& object, const std::vector<std::string>& debugDirs);
+Result<ObjectCode> sharedObjectCode(
+    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs);
 
 // True when both paths name the same existing file.
 bool sameFile(const std::string& a, const std::string& b);
