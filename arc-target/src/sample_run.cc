@@ -3,6 +3,7 @@
 #include "ppe/arc/image_check.h"
 #include "ppe/arc/remote_profile.h"
 #include "ppe/gdbremote/hex.h"
+#include "ppe/gdbremote/session_start.h"
 #include "ppe/gdbremote/target_control.h"
 
 #include <cerrno>
@@ -140,14 +141,9 @@ namespace {
 
     Status prepare(Session& session, const SampleRequest& r, Prepared& p)
     {
-        auto features = session.negotiate();
-        if (!features)
-            return features.error();
-        auto first = session.haltReason();
+        auto first = startSession(session, true);
         if (!first)
             return first.error();
-        if (first->ended())
-            return Error { session.peer(), 0, "the program has already ended" };
         p.pid = processOf(*first);
         auto description = r.tdesc.empty() ? session.readTargetDescription() : readTargetDescriptionFile(r.tdesc);
         if (!description)
@@ -262,10 +258,7 @@ namespace {
         auto session = connectSoon(r, server.pid);
         if (!session)
             return session.error();
-        if (auto features = session->negotiate(); !features)
-            return features.error();
-        auto first = session->haltReason();
-        if (!first)
+        if (auto first = startSession(*session, false); !first)
             return first.error();
         ControlOptions options;
         options.fallbackInterrupt = signalling(server.pid);

@@ -7,6 +7,7 @@
 #include "control_commands.h"
 
 #include "ppe/gdbremote/hex.h"
+#include "ppe/gdbremote/session_start.h"
 #include "ppe/gdbremote/target_access.h"
 #include "ppe/gdbremote/transcript.h"
 
@@ -60,13 +61,8 @@ ppe::Result<Session> open(const std::string& remote, bool tap)
     auto session = Session::connect(remote, std::chrono::milliseconds(3000), options);
     if (!session)
         return session.error();
-    if (auto features = session->negotiate(); !features)
-        return features.error();
-    auto stop = session->haltReason();
-    if (!stop)
+    if (auto stop = startSession(*session, true); !stop)
         return stop.error();
-    if (stop->ended())
-        return ppe::Error { remote, 0, "the program has already ended" };
     return session;
 }
 
