@@ -2,6 +2,7 @@
 // because LLVM's object reader maps files by name.
 #include "ppe/debuginfo/debug_info.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     // And as ppeout reads its image: only the units that hold a (made-up) sampled address.
     options.onlyWanted = true;
     options.wanted = { { uint64_t(size) * 16, uint64_t(size) * 16 + 64 } };
+    (void)ppe::debuginfo::loadDebugInfo(path, options);
+    // And as ppeout reads a shared object: code without symbols named only at sampled file offsets,
+    // through .eh_frame_hdr's table (spread over the file, so that some fall in its code).
+    options.onlyWanted = false;
+    options.wanted.clear();
+    options.wantedOffsets.emplace();
+    for (size_t offset = 0; offset < size; offset += std::max<size_t>(16, size / 512))
+        options.wantedOffsets->push_back(offset);
     (void)ppe::debuginfo::loadDebugInfo(path, options);
     return 0;
 }
