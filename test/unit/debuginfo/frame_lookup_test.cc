@@ -130,8 +130,8 @@ namespace {
     {
         const testing::RunResult r = runProgram({ "readelf", "-SW", path });
         std::smatch m;
-        const std::regex line("\\] " + std::regex_replace(name, std::regex("\\."), "\\.")
-            + R"( +\S+ +[0-9a-f]+ ([0-9a-f]+) )");
+        const std::regex line(
+            "\\] " + std::regex_replace(name, std::regex("\\."), "\\.") + R"( +\S+ +[0-9a-f]+ ([0-9a-f]+) )");
         return std::regex_search(r.out, m, line) ? std::stoull(m[1], nullptr, 16) : 0;
     }
 
