@@ -333,6 +333,7 @@ namespace {
             w.field("cpu_seconds", t.cpuSeconds);
             w.field("rate", t.rate);
             w.field("blocked_seconds", t.blockedSeconds);
+            w.field("helper", t.helper);
             w.endObject();
         }
         w.endArray();

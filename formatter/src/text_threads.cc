@@ -74,10 +74,10 @@ void threadsText(std::string& out, const Report& report)
         "Rate, Hz", blocked ? "  Waited s" : "");
     bool apart = false;
     for (const ThreadRow& t : report.threads) {
-        if (!apart && t.tid && t.samples == 0 && t.blockedSeconds > 0) { // addThreads put them last
-            out += fmt::format("{:>8}  Threads with no samples, which only waited (a library's helper threads, such as "
-                               "MPI progress threads):\n",
-                "");
+        if (!apart && t.helper) { // addThreads put them last
+            out += fmt::format("{:>8}  Threads with no samples, which only waited{} (a library's helper threads, such "
+                               "as MPI progress threads):\n",
+                "", report.blocked && report.blocked->byThread ? ", never in the program's code" : "");
             apart = true;
         }
         const std::string id = t.tid ? std::to_string(t.tid) : "(others)";

@@ -56,8 +56,6 @@ namespace {
         return nullptr;
     }
 
-    bool onlyWaited(const ThreadSamples& t) { return t.tid && t.samples == 0 && t.blockedSeconds > 0; }
-
     struct ThreadWaits {
         std::string name; // "" when the thread table does not name it
         double seconds = 0; // all its waits
@@ -80,6 +78,16 @@ namespace {
                 it->second.name = t.name;
         }
         return threads;
+    }
+
+    // A thread that took no sample and only waited; where the waits name their threads, also never
+    // with the program's code on the stack (a worker of the program that only waited is not a helper).
+    bool isHelper(const ThreadSamples& t, const std::map<uint64_t, ThreadWaits>& waits)
+    {
+        if (!t.tid || t.samples || t.blockedSeconds <= 0)
+            return false;
+        const auto it = waits.find(t.tid);
+        return waits.empty() || it == waits.end() || !it->second.inProgram;
     }
 
 } // namespace
@@ -116,15 +124,16 @@ void addThreads(Report& report)
         report.moreThreads = threads.size() - kMaxThreadRows;
         threads.resize(kMaxThreadRows);
     }
-    // Threads that only waited (no sample: a library's helper thread, such as an MPI progress
-    // thread in poll) after those that ran, so that the program's own threads lead (issue 34).
-    std::stable_sort(threads.begin(), threads.end(), [](const ThreadSamples& a, const ThreadSamples& b) {
-        if (onlyWaited(a) != onlyWaited(b))
-            return onlyWaited(b);
+    // A library's helper threads (an MPI progress thread in poll) after the others, so that the
+    // program's own threads lead (issue 34).
+    const std::map<uint64_t, ThreadWaits> waits = threadWaits(p);
+    std::stable_sort(threads.begin(), threads.end(), [&](const ThreadSamples& a, const ThreadSamples& b) {
+        if (isHelper(a, waits) != isHelper(b, waits))
+            return isHelper(b, waits);
         return (a.tid ? a.tid : UINT64_MAX) < (b.tid ? b.tid : UINT64_MAX);
     });
     for (const ThreadSamples& t : threads) {
-        ThreadRow row { t.tid, t.name, t.samples, 0, t.cpuSeconds, 0, t.blockedSeconds };
+        ThreadRow row { t.tid, t.name, t.samples, 0, t.cpuSeconds, 0, t.blockedSeconds, isHelper(t, waits) };
         row.percent = p.total ? 100.0 * double(t.samples) / double(p.total) : 0;
         row.rate = t.cpuSeconds > 0 ? double(t.samples) / t.cpuSeconds : 0;
         report.threads.push_back(std::move(row));

@@ -63,6 +63,25 @@ namespace {
         EXPECT_EQ(r.threads[1].tid, 998u);
         EXPECT_EQ(r.threads[3].tid, 1000u);
         EXPECT_EQ(r.threads[4].tid, 5u);
+        EXPECT_TRUE(r.threads[4].helper);
+        EXPECT_FALSE(r.threads[0].helper);
+    }
+
+    // Where the waits name their threads, a thread of the program that only waited (in its code) is
+    // not a helper: it stays among the program's threads.
+    TEST(AddThreads, AWorkerThatOnlyWaitedInTheProgramsCodeIsNoHelper)
+    {
+        Report r = reportWithThreads(1); // tid 1000
+        r.profile.threads.push_back(ThreadSamples { 5, 0, 0, 3.5, "progress" });
+        r.profile.threads.push_back(ThreadSamples { 6, 0, 0, 0.3, "worker" });
+        const CodeLocation caller { CodeLocation::Kind::Image, 0, 0x1412 };
+        r.profile.blocked = { BlockedPlace { 7, 3.5, 350, {}, {}, 5 }, BlockedPlace { 230, 0.3, 30, {}, caller, 6 } };
+        addThreads(r);
+        ASSERT_EQ(r.threads.size(), 3u);
+        EXPECT_EQ(r.threads[0].tid, 6u);
+        EXPECT_FALSE(r.threads[0].helper);
+        EXPECT_EQ(r.threads[2].tid, 5u);
+        EXPECT_TRUE(r.threads[2].helper);
     }
 
     TEST(AddThreads, AtMostTheBusiestRowsAndTheOthersLast)

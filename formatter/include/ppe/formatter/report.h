@@ -232,6 +232,9 @@ struct ThreadRow {
     double cpuSeconds = 0; // its CPU time as last read; 0: unknown
     double rate = 0; // samples per CPU second, Hz; 0: unknown
     double blockedSeconds = 0;
+    // It took no sample and only waited, never with a call of the program's code on the stack
+    // where the profile's waits name their threads: a library's helper thread (MPI progress).
+    bool helper = false;
 };
 
 // A place where threads waited in the kernel (real-time mode).
