@@ -9,10 +9,16 @@
 # binary (SIZES: files of 600 functions each) and with the number of sampled addresses (the
 # profile cut to 100, 1000 and all of its bins). ppeout reads the functions and line tables only of
 # the DWARF units that hold samples, so the second should matter more than the first.
+# First, a stripped large library: clang compiling a template-heavy file, its time in the
+# stripped libLLVM (whose internal functions only .eh_frame describes) and libclang-cpp, profiled
+# with `ppe --object libLLVM...` and by perf record; ppeout's function table against `perf report
+# --sort sym`, as ratios of the same run (targets: time <= 1, memory <= 2). STRIPPED_LIB=PATH
+# names another library (then CLANG=PROG a program spending its time in it, with CLANG_ARGS).
 # Usage: bench/format_speed.sh [BUILD_DIR] [RUNS] [WORK_DIR] [SIZES]   (after scripts/build.sh)
 #        SIZES default "12 25 50"; the largest is the program of the first table. A WORK_DIR
 #        kept from an earlier run is reused (programs, profiles). PPEOUT_BEFORE=PATH adds rows
-#        for another ppeout (e.g. a build from before a change).
+#        for another ppeout (e.g. a build from before a change). LIBRARY_ONLY=1: the first
+#        section alone.
 set -euo pipefail
 build=$(readlink -f "${1:-build}")
 runs=${2:-3}
@@ -73,6 +79,7 @@ mrow() {
   printf "%-52s %8.3f %8.2f %8.3f %8.1f\n" "$name" "$1" "$(echo "$1 / $base" | bc -l)" "$2" "$3"
   last=$1
   lastcpu=$2
+  lastmb=$3
 }
 
 # cut_profile IN OUT N HOW: IN with N of its bins (HOW: "spread" evenly over all of them, "lowest"
@@ -95,6 +102,85 @@ cut_profile() {
     $1 == "bin" && !keep { next }
     { print }' "$1" "$1" >"$2"
 }
+
+# The stripped-library case in $work/lib: a program of nested templates for clang to compile.
+prepare_library() {
+  local dir=$work/lib
+  mkdir -p "$dir"
+  cat >"$dir/work.cc" <<'CC'
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+template <int N> struct R {
+  static int f(std::map<int, std::string>& m) { m[N] = std::to_string(N); return R<N - 1>::f(m) + int(m.size()); }
+};
+template <> struct R<0> { static int f(std::map<int, std::string>&) { return 0; } };
+int main() {
+  std::map<int, std::string> m; std::regex r("a+b"); std::unordered_map<std::string, int> u;
+  u["x"] = R<300>::f(m); std::vector<int> v(10); std::sort(v.begin(), v.end());
+  std::cout << u["x"] << std::regex_match("aab", r) << "\n";
+}
+CC
+  if [ ! -s "$dir/lib.ppe" ]; then
+    (cd "$dir" && "$build/collector/ppe" -o lib.ppe --mode cpu --object "$(basename "$lib")" \
+      "$clang" "${clang_args[@]}" >/dev/null 2>&1)
+  fi
+  # The library without its search table: ppeout decodes all of .eh_frame, as before 2026-11-28.
+  [ -s "$dir/no-hdr.so" ] || objcopy --remove-section .eh_frame_hdr "$lib" "$dir/no-hdr.so"
+  if [ ! -s "$dir/perf.data" ]; then
+    (cd "$dir" && perf record -q -e cpu-clock -F 2000 -o perf.data "$clang" "${clang_args[@]}" >/dev/null 2>&1) \
+      || rm -f "$dir/perf.data"
+  fi
+}
+
+# ratio NUMERATOR DENOMINATOR
+ratio() { echo "$1 / $2" | bc -l; }
+
+# librow NAME ARGS...: ppeout ARGS on the library's profile, and its ratios to perf's row.
+librow() {
+  local name=$1
+  shift
+  mrow "$name" "$ppeout" "$@" "$work/lib/lib.ppe" -
+  printf '%-52s %8s %8.2f %8.2f %8.2f\n' "  / perf report --sort sym" "" "$(ratio "$last" "$pwall")" \
+    "$(ratio "$lastcpu" "$pcpu")" "$(ratio "$lastmb" "$pmb")"
+}
+
+library_section() {
+  lib=${STRIPPED_LIB:-$(ls /usr/lib/x86_64-linux-gnu/libLLVM-1[0-9].so.1 2>/dev/null | head -1)}
+  clang=${CLANG:-$(command -v "clang++-$(basename "$lib" | sed -E 's/libLLVM-([0-9]+).*/\1/')" || true)}
+  read -r -a clang_args <<<"${CLANG_ARGS:--O2 -c work.cc -o /dev/null}"
+  if [ -z "$lib" ] || [ -z "$clang" ] || readelf -S "$lib" | grep -q '\.symtab'; then
+    echo "no stripped large library with a program that uses it here: no library rows"
+    return
+  fi
+  prepare_library
+  local d=$work/lib
+  echo "stripped library: $lib, $(stat -c %s "$lib") bytes, .eh_frame $(readelf -SW "$lib" |
+    awk '$2 == ".eh_frame" { print "0x" $6 }' | xargs printf %d) bytes; $clang ${clang_args[*]}:" \
+    "$(grep -c '^bin ' "$d/lib.ppe") sampled bins in it"
+  [ -s "$d/perf.data" ] || { echo "perf record failed here: no rows"; return; }
+  printf '%-52s %8s %8s %8s %8s\n' "command" "wall s" "/ perf" "CPU s" "peak MB"
+  read -r pwall pcpu pmb <<<"$(measure perf report --stdio --sort sym -i "$d/perf.data")"
+  base=$pwall
+  printf '%-52s %8.3f %8.2f %8.3f %8.1f\n' "perf report --stdio --sort sym" "$pwall" 1 "$pcpu" "$pmb"
+  # The report as it comes, then the library's function table alone (no shared objects, no
+  # program text: what perf's table is), then the same without the search table.
+  local alone=(--by function -t 100 --objects-threshold 100)
+  librow "ppeout --by function lib.ppe -" --by function
+  librow "ppeout --by function -t 100 --objects-threshold 100" "${alone[@]}"
+  librow "  the same, --exe no-hdr.so (no .eh_frame_hdr)" "${alone[@]}" --exe "$d/no-hdr.so"
+  if [ -n "${PPEOUT_BEFORE:-}" ]; then
+    mrow "PPEOUT_BEFORE --by function lib.ppe -" "$PPEOUT_BEFORE" --by function "$d/lib.ppe" -
+  fi
+  echo
+}
+
+library_section
+[ -n "${LIBRARY_ONLY:-}" ] && exit 0
 
 smaller=""
 for f in $(echo "$sizes" | tr ' ' '\n' | sort -n); do
