@@ -266,13 +266,17 @@ TEST(ArcDefects, BaselineGivesTheSlowdownAgainstAnUnsampledRun)
     if (!haveQemuArc())
         GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
-    const std::vector<std::string> program = { PPE_SPLIT_ARC, "1500", "1000" };
+    // A fixed amount of work (10000 rounds, about 1 s under qemu-arc here), not split's default
+    // fixed time: a program that runs for a given time takes as long sampled as unsampled.
+    const std::vector<std::string> program = { PPE_SPLIT_ARC, "0", "1000", "10000" };
     const auto start = std::chrono::steady_clock::now();
-    ASSERT_EQ(runProgram({ PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu", program[0], program[1], program[2] }).status, 0);
+    ASSERT_EQ(
+        runProgram({ PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu", program[0], program[1], program[2], program[3] }).status,
+        0);
     const double bare = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     RunResult r = sampleSpawned(PPE_SPLIT_ARC,
         std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + program[0] + " " + program[1] + " "
-            + program[2],
+            + program[2] + " " + program[3],
         dir.file("b.ppe"), { "--interval", "2", "--baseline" });
     ASSERT_EQ(r.status, 0) << r.err;
     std::smatch m;
