@@ -1,6 +1,7 @@
 // Code in shared libraries, first class: a library with DWARF gets units and program text as the
 // executable does; `ppe --object` (PPE_OBJECT) makes a library the monitored image, so that its map
-// and listing apply; code without symbols or unwind entries is shown by its hottest addresses.
+// and listing apply; code without symbols is named by its unwind entry (func_0x...), and without
+// either shown by its hottest addresses.
 #include "elf_symbols.h"
 #include "report_text.h"
 #include "run_program.h"
@@ -13,9 +14,11 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ppe::testing {
 namespace {
@@ -288,6 +291,47 @@ namespace {
         EXPECT_GE(address, hot.address);
         EXPECT_LT(address, hot.address + hot.size);
         EXPECT_EQ(objectLines(r.out, "libhidden.so").find("(no function)"), std::string::npos) << r.out;
+    }
+
+    // The same library with unwind tables, stripped: its hot function has no symbol but an FDE, and
+    // ppeout names it func_0xADDRESS from the FDEs at the sampled offsets (.eh_frame_hdr), as the
+    // decode of the whole .eh_frame does (the library without .eh_frame_hdr in the profile's place).
+    TEST(ObjectCode, StrippedCodeIsNamedByItsFrameEntryAsByTheWholeDecode)
+    {
+        TempDir dir;
+        const std::string full = dir.file("full.so"), lib = dir.file("libhidden.so"), exe = dir.file("unwound");
+        ASSERT_EQ(runProgram({ "gcc", "-O2", "-shared", "-fPIC", "-o", full, kSources + "/shlib/hidden.c" }).status, 0);
+        ASSERT_EQ(runProgram({ "objcopy", "--strip-all", full, lib }).status, 0);
+        const RunResult cc = runProgram({ "gcc", "-O2", "-I", kSources + "/shlib", "-o", exe,
+            kSources + "/shlib/hidden_main.c", lib, "-Wl,-rpath," + dir.path() });
+        ASSERT_EQ(cc.status, 0) << cc.err;
+        const std::string ppe = dir.file("u.ppe");
+        runUntil(underPpe(ppe, { exe }), ppe, [&](const Profile& p) { return objectHits(p, realPath(lib)) >= 300; });
+        const RunResult r = runProgram({ PPEOUT, "--by", "function", ppe, "-" });
+        ASSERT_EQ(r.status, 0) << r.err;
+        FunctionSymbol hot { "", 0, 0 };
+        for (const FunctionSymbol& f : functionSymbols(full)) {
+            if (f.name.starts_with("hidden_sum"))
+                hot = f;
+        }
+        std::ostringstream name;
+        name << "func_0x" << std::hex << hot.address << ' ';
+        const std::string lines = objectLines(r.out, "libhidden.so");
+        EXPECT_NE(lines.find(name.str()), std::string::npos) << r.out;
+
+        ASSERT_EQ(mkdir(dir.file("whole").c_str(), 0755), 0);
+        const std::string whole = dir.file("whole/libhidden.so");
+        ASSERT_EQ(runProgram({ "objcopy", "--remove-section", ".eh_frame_hdr", lib, whole }).status, 0);
+        std::ifstream in(ppe);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        for (size_t at; (at = text.find('"' + realPath(lib) + '"')) != std::string::npos;)
+            text.replace(at, realPath(lib).size() + 2, '"' + whole + '"');
+        std::ofstream(dir.file("w.ppe")) << text;
+        const RunResult w = runProgram({ PPEOUT, "--by", "function", dir.file("w.ppe"), "-" });
+        ASSERT_EQ(w.status, 0) << w.err;
+        ASSERT_NE(objectLines(w.out, "libhidden.so").find(whole), std::string::npos) << w.out;
+        const auto body = [](const std::string& s) { return s.substr(std::min(s.find('\n'), s.size())); };
+        EXPECT_EQ(body(objectLines(w.out, "libhidden.so")), body(lines)) << w.out;
     }
 
 } // namespace
