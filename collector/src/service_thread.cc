@@ -236,7 +236,10 @@ namespace {
                     exit(0);
                 nextLivenessCheck = now + kLivenessNs;
             }
-            sleepUntil(earliestDue(nextLivenessCheck), seen);
+            // Stopped, no job runs again and their due times stay in the past: only the liveness
+            // check, an ending or a park wakes it (issue 35: it spun through the profile's fsync).
+            const bool stopped = g_service.stopped.load(std::memory_order_acquire);
+            sleepUntil(stopped ? nextLivenessCheck : earliestDue(nextLivenessCheck), seen);
         }
         runEnding(); // asked for while it was being parked
         return nullptr;

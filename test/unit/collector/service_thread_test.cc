@@ -85,6 +85,36 @@ namespace {
         EXPECT_EQ(g_seen.runs, runs) << "no job starts once stopped";
     }
 
+    // CPU seconds of thread `tid` of this process.
+    double threadCpuSeconds(pid_t tid)
+    {
+        clockid_t clock = clockid_t((~tid << 3) | 6); // CPUCLOCK_SCHED of a thread (as pthread_getcpuclockid)
+        timespec t {};
+        clock_gettime(clock, &t);
+        return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+    }
+
+    void nothing(uint64_t) { }
+
+    // Issue 35: once its jobs are stopped (the process is writing its profile, and may fsync for
+    // long on a slow file system), the thread sleeps. It used to wait again and again for a due time
+    // already past: a spinning core for the whole write.
+    TEST(ServiceThread, StoppedItSleepsInsteadOfSpinning)
+    {
+        SKIP_UNLESS_ALONE();
+        ASSERT_GE(addServiceJob(nothing, 1'000'000), 0);
+        const char* why = nullptr;
+        ASSERT_TRUE(startServiceThread(&why)) << why;
+        usleep(20'000);
+        stopServiceJobs();
+        usleep(10'000); // the jobs' due times are now past
+        const pid_t tid = serviceThreadId();
+        const double before = threadCpuSeconds(tid);
+        usleep(300'000);
+        const double used = threadCpuSeconds(tid) - before;
+        EXPECT_LT(used, 0.03) << "the collector thread used " << used << " s of CPU in 0.3 s with its jobs stopped";
+    }
+
     void slow(uint64_t)
     {
         const int now = ++g_seen.inFlight;
