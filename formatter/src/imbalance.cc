@@ -2,6 +2,7 @@
 
 #include "ppe/formatter/build_report.h"
 
+#include "ordered_pool.h"
 #include "sampled_time.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@ namespace {
     struct RankShares {
         RankRow row;
         std::vector<double> percents;
+        bool noRank = false; // the profile has no rank record
     };
 
     RankRow rankRow(const Profile& p, const std::string& file)
@@ -33,15 +35,18 @@ namespace {
         return r;
     }
 
-    // The shares of `top` (module indexes) in one rank's report.
-    std::vector<double> sharesOf(const Report& one, const std::vector<size_t>& top)
+    // The shares of `top` (module indexes) in one rank's profile, as its own report's module table
+    // would give them (% of its in-range samples).
+    std::vector<double> sharesOf(
+        const Profile& one, const std::vector<CodePiece>& pieces, size_t modules, const std::vector<size_t>& top)
     {
         std::vector<double> percents(top.size(), 0.0);
-        for (const ModuleRow& row : one.modules) {
-            const auto at = std::find(top.begin(), top.end(), row.module);
-            if (at != top.end())
-                percents[size_t(at - top.begin())] = row.percent;
-        }
+        const double n = double(one.inRange());
+        if (n <= 0)
+            return percents;
+        const std::vector<double> hits = moduleHits(one, pieces, modules);
+        for (size_t k = 0; k < top.size(); ++k)
+            percents[k] = hits[top[k]] > 0 ? shareOf(hits[top[k]], n).percent : 0;
         return percents;
     }
 
@@ -108,19 +113,33 @@ void addImbalance(Report& report, const std::vector<CodeModule>& modules, const 
     std::vector<size_t> top;
     for (size_t k = 0; k < report.modules.size() && k < kImbalanceModules; ++k)
         top.push_back(report.modules[k].module);
+    const std::vector<CodePiece> pieces = modulePieces(modules);
     Imbalance imbalance;
     std::vector<RankShares> ranks;
-    for (const std::string& file : files) {
-        auto profile = read(file);
-        if (!profile) {
-            addWarning(messages, profile.error().str() + " (read again for the per-rank imbalance, which is left out)");
-            return;
-        }
-        imbalance.ranksFromOrder |= !profile->rank;
-        RankShares r { rankRow(*profile, file), {} };
-        r.percents = sharesOf(buildReport(std::move(*profile), modules), top);
-        ranks.push_back(std::move(r));
-    }
+    bool unreadable = false;
+    // Each file is read and attributed on a worker (ordered_pool.h); the ranks are taken in order.
+    produceInOrder<Result<RankShares>>(
+        files.size(),
+        [&](size_t i) -> Result<RankShares> {
+            auto profile = read(files[i]);
+            if (!profile)
+                return profile.error();
+            RankShares r { rankRow(*profile, files[i]), {}, !profile->rank };
+            r.percents = sharesOf(*profile, pieces, modules.size(), top);
+            return r;
+        },
+        [&](size_t, Result<RankShares>& r) {
+            if (!r) {
+                addWarning(messages, r.error().str() + " (read again for the per-rank imbalance, which is left out)");
+                unreadable = true;
+                return false;
+            }
+            imbalance.ranksFromOrder |= r->noRank;
+            ranks.push_back(std::move(*r));
+            return true;
+        });
+    if (unreadable)
+        return;
     std::vector<RankRow> rows;
     std::vector<double> samples;
     for (size_t i = 0; i < ranks.size(); ++i) {

@@ -223,15 +223,9 @@ Result<Profile> readProfiles(const std::vector<std::string>& paths, Messages& me
     if (files->empty())
         return Error { "", 0, "0 profiles: nothing to format" };
     if (files->size() > 1) {
-        size_t done = 0;
         return mergeProfileFiles(
-            *files,
-            [&](const std::string& path) {
-                if (progress)
-                    progress(++done, files->size());
-                return readProfileFile(path, originOf(path, paths));
-            },
-            messages, strict);
+            *files, [&](const std::string& path) { return readProfileFile(path, originOf(path, paths)); }, messages,
+            strict, progress);
     }
     const std::string& path = files->front();
     auto profile = readProfileFile(path, originOf(path, paths));

@@ -5,6 +5,8 @@
 #include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
+#include "ordered_pool.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -464,23 +466,33 @@ Profile ProfileMerge::finish(Messages& messages)
 }
 
 Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
-    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict)
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict,
+    const std::function<void(size_t, size_t)>& progress)
 {
     ProfileMerge merge;
     std::vector<std::string> skipped;
-    for (const std::string& path : files) {
-        auto profile = read(path);
-        if (!profile && strict)
-            return Error { profile.error().file, profile.error().line,
-                profile.error().message + " (--strict: a damaged profile stops the merge)" };
-        if (!profile) {
-            addWarning(messages, profile.error().str() + " (skipped: the merge goes on without it; --strict stops)");
-            skipped.push_back(path);
-            continue;
-        }
-        if (auto error = merge.add(std::move(*profile), path, messages))
-            return *error;
-    }
+    std::optional<Error> failed;
+    // Files are read and parsed side by side (most of a merge's time) and added in their order,
+    // so that the sum and the messages are those of one file after the other.
+    produceInOrder<Result<Profile>>(
+        files.size(), [&](size_t i) { return read(files[i]); },
+        [&](size_t i, Result<Profile>& profile) {
+            if (progress)
+                progress(i + 1, files.size());
+            if (!profile && strict) {
+                failed = Error { profile.error().file, profile.error().line,
+                    profile.error().message + " (--strict: a damaged profile stops the merge)" };
+            } else if (!profile) {
+                addWarning(
+                    messages, profile.error().str() + " (skipped: the merge goes on without it; --strict stops)");
+                skipped.push_back(files[i]);
+            } else {
+                failed = merge.add(std::move(*profile), files[i], messages);
+            }
+            return !failed;
+        });
+    if (failed)
+        return *failed;
     if (merge.count() == 0)
         return Error { "", 0, fmt::format("none of the {} profiles could be read", files.size()) };
     Profile sum = merge.finish(messages);

@@ -64,11 +64,15 @@ private:
     std::set<uint32_t> m_widths;
 };
 
-// Reads `files` one at a time with `read` and merges them (ProfileMerge). A file that cannot be
+// Reads `files` with `read` (on every core, side by side: `read` must be safe to call from several
+// threads) and merges them in their order (ProfileMerge), a few parsed profiles waiting at most:
+// the sum and the messages are those of a merge one file after the other. A file that cannot be
 // read (damaged, truncated, not a profile) is left out with a warning naming it and the line, and
 // listed in the sum's skippedProfiles; with `strict` it is the error. None readable is an error.
+// `progress` (files merged, files) is called on the calling thread.
 Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
-    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict = false);
+    const std::function<Result<Profile>(const std::string&)>& read, Messages& messages, bool strict = false,
+    const std::function<void(size_t, size_t)>& progress = {});
 
 // "1201-1204, 1310": the numbers in ranges, at most `most` of them ("... and 12 more").
 std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most = 8);
