@@ -38,7 +38,11 @@ Share shareOf(double hits, double n)
 
 namespace {
 
-    using Piece = CodePiece;
+    // A range of code and what owns it (a module, or a line within one module's analysis).
+    struct Piece {
+        AddressSpan range;
+        size_t owner;
+    };
 
     std::vector<Piece> piecesByAddress(const std::vector<CodeModule>& modules)
     {
@@ -565,29 +569,6 @@ void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(con
     }
     std::stable_sort(report.objects.begin(), report.objects.end(),
         [](const ObjectRow& a, const ObjectRow& b) { return a.hits > b.hits; });
-}
-
-std::vector<CodePiece> modulePieces(const std::vector<CodeModule>& modules) { return piecesByAddress(modules); }
-
-std::vector<double> moduleHits(const Profile& profile, const std::vector<CodePiece>& pieces, size_t modules)
-{
-    // attributeBin's sums in the same order, but with one walk over the pieces (the bins ascend)
-    // instead of a search for each bin.
-    std::vector<double> hits(modules, 0.0);
-    auto first = pieces.begin();
-    for (const Bin& bin : profile.bins) {
-        while (
-            first != pieces.end() && std::next(first) != pieces.end() && std::next(first)->range.start <= bin.address)
-            ++first;
-        const uint64_t end = bin.address + profile.binWidth;
-        for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
-            const uint64_t lo = std::max(bin.address, p->range.start);
-            const uint64_t hi = std::min(end, p->range.end);
-            if (hi > lo)
-                hits[p->owner] += double(bin.count) * double(hi - lo) / double(profile.binWidth);
-        }
-    }
-    return hits;
 }
 
 Report buildReport(Profile profile, const std::vector<CodeModule>& modules)

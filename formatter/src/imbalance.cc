@@ -105,6 +105,39 @@ namespace {
 
 } // namespace
 
+std::vector<CodePiece> modulePieces(const std::vector<CodeModule>& modules)
+{
+    std::vector<CodePiece> pieces;
+    for (size_t m = 0; m < modules.size(); ++m) {
+        for (const AddressSpan& r : modules[m].ranges)
+            pieces.push_back(CodePiece { r, m });
+    }
+    std::sort(pieces.begin(), pieces.end(),
+        [](const CodePiece& a, const CodePiece& b) { return a.range.start < b.range.start; });
+    return pieces;
+}
+
+std::vector<double> moduleHits(const Profile& profile, const std::vector<CodePiece>& pieces, size_t modules)
+{
+    // build_report.cc's attributeBin, its sums in the same order, but with one walk over the
+    // pieces (the bins ascend) instead of a search for each bin.
+    std::vector<double> hits(modules, 0.0);
+    auto first = pieces.begin();
+    for (const Bin& bin : profile.bins) {
+        while (
+            first != pieces.end() && std::next(first) != pieces.end() && std::next(first)->range.start <= bin.address)
+            ++first;
+        const uint64_t end = bin.address + profile.binWidth;
+        for (auto p = first; p != pieces.end() && p->range.start < end; ++p) {
+            const uint64_t lo = std::max(bin.address, p->range.start);
+            const uint64_t hi = std::min(end, p->range.end);
+            if (hi > lo)
+                hits[p->owner] += double(bin.count) * double(hi - lo) / double(profile.binWidth);
+        }
+    }
+    return hits;
+}
+
 void addImbalance(Report& report, const std::vector<CodeModule>& modules, const std::vector<std::string>& files,
     const std::function<Result<Profile>(const std::string&)>& read, Messages& messages)
 {

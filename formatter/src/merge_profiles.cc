@@ -236,6 +236,22 @@ namespace {
         return p.rank ? fmt::format("rank {}", *p.rank) : fmt::format("pid {}", p.pid);
     }
 
+    // countedReasons' text ("exit (3), signal 15 (1)") of a merge read back into `reasons`.
+    void addCountedReasons(std::map<std::string, size_t>& reasons, const std::string& text)
+    {
+        for (size_t at = 0; at < text.size();) {
+            const size_t close = text.find("), ", at);
+            const size_t end = close == std::string::npos ? text.size() : close + 1;
+            const std::string item = text.substr(at, end - at);
+            const size_t open = item.rfind(" (");
+            if (open != std::string::npos && item.back() == ')') {
+                const std::string reason = item.substr(0, open);
+                reasons[reason == "none" ? "" : reason] += std::strtoull(item.c_str() + open + 2, nullptr, 10);
+            }
+            at = end + 2;
+        }
+    }
+
     std::string countedReasons(const std::map<std::string, size_t>& reasons)
     {
         std::string out;
@@ -318,10 +334,17 @@ std::optional<Error> ProfileMerge::checkSameProgram(const Profile& next, const s
 
 void ProfileMerge::noteProcess(const Profile& next)
 {
-    m_pids.push_back(next.pid);
     m_hosts.insert(next.host);
-    ++m_endReasons[next.endReason];
     m_widths.insert(next.binWidth);
+    if (next.mergedProfiles > 1) { // a merge's sum (ppeout --merge-out): its own processes, as it counted them
+        m_processes += next.mergedProfiles;
+        m_pidTexts.push_back(next.mergedPids);
+        addCountedReasons(m_endReasons, next.mergedEndReasons);
+        return;
+    }
+    ++m_processes;
+    m_pids.push_back(next.pid);
+    ++m_endReasons[next.endReason];
 }
 
 void ProfileMerge::addTimes(const Profile& next)
@@ -406,7 +429,8 @@ std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Me
         m_firstPath = path;
         m_sum = std::move(next);
         noteProcess(m_sum);
-        markThreads(m_sum.threads, processOf(m_sum));
+        if (m_sum.mergedProfiles <= 1) // a merge's threads are named by process already
+            markThreads(m_sum.threads, processOf(m_sum));
         return std::nullopt;
     }
     if (auto error = checkSameProgram(next, path)) {
@@ -422,7 +446,8 @@ std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Me
     addTimes(next);
     addSamples(next);
     const std::vector<size_t> objectOf = addObjects(next);
-    markThreads(next.threads, processOf(next));
+    if (next.mergedProfiles <= 1)
+        markThreads(next.threads, processOf(next));
     std::move(next.threads.begin(), next.threads.end(), std::back_inserter(m_sum.threads));
     addBlocked(next, objectOf);
     return std::nullopt;
@@ -442,8 +467,10 @@ Profile ProfileMerge::finish(Messages& messages)
         std::stable_sort(sum.blocked.begin(), sum.blocked.end(),
             [](const BlockedPlace& a, const BlockedPlace& b) { return a.seconds > b.seconds; });
         sum.rank.reset();
-        sum.mergedProfiles = m_count;
+        sum.mergedProfiles = m_processes;
         sum.mergedPids = summariseNumbers(m_pids);
+        for (const std::string& pids : m_pidTexts)
+            sum.mergedPids += (sum.mergedPids.empty() ? "" : ", ") + pids;
         sum.mergedEndReasons = countedReasons(m_endReasons);
         if (m_hosts.size() > 1)
             sum.host = fmt::format("{} and {} other host(s)", sum.host, m_hosts.size() - 1);
@@ -458,6 +485,8 @@ Profile ProfileMerge::finish(Messages& messages)
                 widths, sum.binWidth));
     }
     m_count = 0;
+    m_processes = 0;
+    m_pidTexts.clear();
     m_pids.clear();
     m_hosts.clear();
     m_endReasons.clear();
@@ -472,6 +501,7 @@ Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
     ProfileMerge merge;
     std::vector<std::string> skipped;
     std::optional<Error> failed;
+    size_t merged = 0; // files that are merges themselves
     // Files are read and parsed side by side (most of a merge's time) and added in their order,
     // so that the sum and the messages are those of one file after the other.
     produceInOrder<Result<Profile>>(
@@ -487,12 +517,18 @@ Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
                     messages, profile.error().str() + " (skipped: the merge goes on without it; --strict stops)");
                 skipped.push_back(files[i]);
             } else {
+                merged += profile->mergedProfiles > 1;
                 failed = merge.add(std::move(*profile), files[i], messages);
             }
             return !failed;
         });
     if (failed)
         return *failed;
+    if (merged > 0 && files.size() > 1)
+        addNote(messages,
+            fmt::format("{} of the files are merges themselves (ppeout --merge-out): a merged file keeps no per-rank "
+                        "shares, so the per-rank imbalance compares the files as wholes",
+                merged));
     if (merge.count() == 0)
         return Error { "", 0, fmt::format("none of the {} profiles could be read", files.size()) };
     Profile sum = merge.finish(messages);

@@ -3,6 +3,7 @@
 //   ppeout [options] MAP_FILE PPE_FILE OUTPUT [LISTING...]
 //   ppeout [options] PPE_FILE OUTPUT
 //   ppeout --diff BASE_PPE [--base-map MAP] [--base-exe PROG] [options] [MAP_FILE] PPE_FILE [OUTPUT]
+//   ppeout --merge-out MERGED_PPE PPE_FILE...
 // Options -> a ReportRequest -> makeReport (make_report.h) -> the report model -> a renderer
 // (--format: text, json, csv, callgrind; renderers.h). Inputs are only read; the output never overwrites a file (the
 // old one is kept as OUTPUT.~N~); "-" is stdout.
@@ -10,6 +11,8 @@
 #include "ppe/formatter/diff_report.h"
 #include "ppe/formatter/inputs.h"
 #include "ppe/formatter/make_report.h"
+#include "ppe/formatter/merge_profiles.h"
+#include "ppe/formatter/merged_profile.h"
 #include "ppe/formatter/progress.h"
 #include "ppe/formatter/renderers.h"
 #include "ppe/formatter/text_diff.h"
@@ -64,6 +67,7 @@ struct Options {
     bool byGiven = false; // --by was on the command line (callgrind otherwise takes functions)
     std::vector<std::string> args;
     std::string diff, baseMap, baseExe; // --diff: the base profile and its own sources
+    std::string mergeOut; // --merge-out: every argument is profiles, merged into this .ppe
 };
 
 // True for an existing plain file (not "-", a device or a pipe, which reading would block on).
@@ -95,6 +99,7 @@ void usage(const po::options_description& options)
                "       ppeout [options] PPE_FILE [OUTPUT]   (modules and lines from the executable's DWARF;\n"
                "                                            no OUTPUT: standard output)\n"
                "       ppeout [options] --diff BASE_PPE [--base-map MAP] [MAP_FILE] PPE_FILE [OUTPUT]\n"
+               "       ppeout [options] --merge-out MERGED_PPE PPE_FILE...   (the merge as a .ppe)\n"
                "Formats a ppe profile (PPE_FILE, from libppe or `ppe`; a NAME.ppe.PID.live file left by\n"
                "a killed run is recovered; a directory or a quoted pattern ('run/*.ppe') names the profiles\n"
                "of many processes, and the live files of those killed first, which are merged, with a\n"
@@ -175,6 +180,9 @@ po::options_description describe(Options& o)
     add("strict", po::bool_switch(&r.strict),
         "merging a directory or pattern: a profile that cannot be read (damaged, truncated) is an error; by "
         "default it is skipped with a warning and counted in the report's header");
+    add("merge-out", po::value(&o.mergeOut),
+        "write the merge of the profiles every argument names (files, directories, patterns) to this .ppe, which "
+        "can itself be merged again (node by node, then the nodes' parts), instead of a report");
     add("verbose,v", po::bool_switch(&r.verbose), "say which listing went to which module, and what DWARF was used");
     add("help,h", "print this help and exit");
     add("version,V", "print the version and exit");
@@ -275,14 +283,15 @@ std::optional<Options> parseOptions(int argc, char** argv)
     if (o.args.empty())
         fail(
             "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT], got no argument (see ppeout --help)");
-    if (o.args.size() == 1 && !namesProfiles(o.args[0])) {
+    if (o.args.size() == 1 && !namesProfiles(o.args[0]) && vm["merge-out"].empty()) {
         fail(fmt::format("{}: not a ppe profile; expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT] "
                          "(see ppeout --help)",
             o.args[0]));
     }
     o.byGiven = !vm["by"].defaulted();
     checkValues(o);
-    takeArguments(o);
+    if (o.mergeOut.empty())
+        takeArguments(o);
     return o;
 }
 
@@ -320,6 +329,30 @@ int diffMain(const Options& o)
     return 0;
 }
 
+// `--merge-out FILE PPE_FILE...`: the merge itself as a .ppe (merged_profile.h), no report.
+int mergeMain(const Options& o)
+{
+    if (o.mergeOut == "-" || !o.diff.empty())
+        fail("--merge-out names a file for the merged profile (not '-'), and does not go with --diff");
+    if (isRegularFile(o.mergeOut)) { // the old file is kept as NAME.~N~, but it must not be an input
+        const auto files = pf::profileFiles(o.args);
+        for (const std::string& f : files ? *files : std::vector<std::string> {})
+            if (pf::sameFile(o.mergeOut, f))
+                fail(fmt::format("{}: the merged profile would replace one of its inputs ({})", o.mergeOut, f));
+    }
+    pf::ProgressLine progress(2, progressMode(o.progress));
+    pf::Messages messages;
+    auto sum = pf::readProfiles(
+        o.args, messages, [&](size_t done, size_t total) { progress.phase("merging", done, total); }, o.request.strict);
+    ppe::Result<std::string> text = sum ? pf::mergedProfileText(std::move(*sum), messages) : sum.error();
+    progress.finish();
+    print(messages);
+    if (!text)
+        fail(text.error().str());
+    writeOutput(o.mergeOut, *text);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -327,6 +360,8 @@ int main(int argc, char** argv)
     std::optional<Options> options = parseOptions(argc, argv);
     if (!options)
         return 0;
+    if (!options->mergeOut.empty())
+        return mergeMain(*options);
     if (!options->diff.empty())
         return diffMain(*options);
     pf::ProgressLine progress(2, progressMode(options->progress));

@@ -321,6 +321,9 @@ namespace {
             { "intrusion-stops", decimal(&Profile::intrusionStops) },
             { "intrusion-stop-time", onStopTime },
             { "intrusion-stopped", onStopped },
+            { "merged-profiles", decimal(&Profile::mergedProfiles) },
+            { "merged-pids", text(&Profile::mergedPids) },
+            { "merged-end-reasons", text(&Profile::mergedEndReasons) },
         };
         return table;
     }

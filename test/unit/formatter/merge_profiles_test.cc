@@ -2,18 +2,23 @@
 // objects and blocked places by identity, threads kept apart, refusal of another program, and the
 // per-rank imbalance of the top modules.
 #include "profile_builder.h"
+#include "run_program.h"
 #include "temp_dir.h"
 
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/imbalance.h"
 #include "ppe/formatter/merge_profiles.h"
+#include "ppe/formatter/merged_profile.h"
+#include "ppe/profile/profile_reader.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <sys/stat.h>
 
 namespace ppe::formatter {
 namespace {
@@ -305,6 +310,181 @@ namespace {
         EXPECT_EQ(im.rows.front().samples, 34u);
         EXPECT_EQ(im.rows.back().rank, 0u);
         EXPECT_DOUBLE_EQ(im.meanSamples, 22.0);
+    }
+
+    // Rank `i` of a made-up job: bins over two modules' boundary in widths 1 and 4, a shared
+    // object, a blocked place, a thread, and end reasons of two kinds.
+    Profile rankProfile(uint64_t i)
+    {
+        std::vector<Bin> bins;
+        const uint32_t width = i % 3 == 0 ? 4 : 1;
+        for (uint64_t a = 0x10f0; a < 0x1110; a += width)
+            bins.push_back({ a, 1 + (a + i) % 5 });
+        Profile p = process(1000 + i, std::move(bins), width);
+        p.rank = i;
+        p.endReason = i % 4 ? "exit" : "signal 15";
+        p.objects = { { "/lib/libm.so.6", "ff", 2 + i, { { 0x20, 2 + i } } } };
+        p.counts[kShared] = 2 + i;
+        p.total += 2 + i;
+        p.blocked = { { 7, 0.25 * double(i), i, { CodeLocation::Kind::Object, 0, 0x20 }, {}, 1000 + i } };
+        return p;
+    }
+
+    Result<Profile> mergeOf(
+        const std::vector<std::string>& names, const std::map<std::string, Profile>& files, Messages& messages)
+    {
+        return mergeProfileFiles(
+            names, [&](const std::string& name) -> Result<Profile> { return files.at(name); }, messages);
+    }
+
+    // A merge written with --merge-out's text and read back, as a later merge reads it.
+    Profile writtenAndRead(Profile sum)
+    {
+        Messages messages;
+        const Result<std::string> text = mergedProfileText(std::move(sum), messages);
+        EXPECT_TRUE(text) << (text ? "" : text.error().str());
+        Result<Profile> back = parseProfile(text ? *text : "", "part.ppe");
+        EXPECT_TRUE(back) << (back ? "" : back.error().str());
+        return back ? *back : Profile {};
+    }
+
+    // A merge node by node (two parts written as .ppe files), then of the parts, has the sums and
+    // the module table of the merge of all the files at once.
+    TEST(MergeProfiles, ATwoLevelMergeOfWrittenPartsEqualsTheOneLevelMerge)
+    {
+        std::map<std::string, Profile> files;
+        std::vector<std::string> all, first, second;
+        for (uint64_t i = 0; i < 12; ++i) {
+            const std::string name = fmt::format("r{:02}", i);
+            files[name] = rankProfile(i);
+            all.push_back(name);
+            (i < 5 ? first : second).push_back(name);
+        }
+        Messages messages;
+        const Result<Profile> one = mergeOf(all, files, messages);
+        ASSERT_TRUE(one);
+        std::map<std::string, Profile> parts;
+        parts["a.ppe"] = writtenAndRead(*mergeOf(first, files, messages));
+        parts["b.ppe"] = writtenAndRead(*mergeOf(second, files, messages));
+        EXPECT_EQ(parts["a.ppe"].mergedProfiles, 5u);
+        Messages again;
+        const Result<Profile> two = mergeOf({ "a.ppe", "b.ppe" }, parts, again);
+        ASSERT_TRUE(two);
+        EXPECT_EQ(two->mergedProfiles, 12u) << "the processes, not the parts";
+        EXPECT_EQ(two->mergedEndReasons, one->mergedEndReasons);
+        EXPECT_EQ(two->mergedPids, "1000-1004, 1005-1011");
+        EXPECT_EQ(two->counts, one->counts);
+        EXPECT_EQ(two->binWidth, one->binWidth);
+        ASSERT_EQ(two->bins.size(), one->bins.size());
+        for (size_t i = 0; i < one->bins.size(); ++i)
+            EXPECT_TRUE(two->bins[i].address == one->bins[i].address && two->bins[i].count == one->bins[i].count);
+        ASSERT_EQ(two->objects.size(), 1u);
+        EXPECT_EQ(two->objects[0].hits, one->objects[0].hits);
+        ASSERT_EQ(two->blocked.size(), 1u);
+        EXPECT_NEAR(two->blocked[0].seconds, one->blocked[0].seconds, 1e-9);
+        EXPECT_NEAR(two->cpuUser, one->cpuUser, 1e-6);
+        EXPECT_NEAR(two->achievedRate, one->achievedRate, 1e-3);
+        ASSERT_EQ(two->threads.size(), one->threads.size());
+        EXPECT_EQ(two->threads.back().name, one->threads.back().name) << "named once, by the first merge";
+        const std::vector<CodeModule> modules
+            = { { "first", { { 0x1000, 0x1100 } } }, { "second", { { 0x1100, 0x1200 } } } };
+        const Report r1 = buildReport(*one, modules), r2 = buildReport(*two, modules);
+        ASSERT_EQ(r1.modules.size(), r2.modules.size());
+        for (size_t m = 0; m < r1.modules.size(); ++m) {
+            EXPECT_EQ(r1.modules[m].name, r2.modules[m].name);
+            EXPECT_DOUBLE_EQ(r1.modules[m].hits, r2.modules[m].hits);
+            EXPECT_DOUBLE_EQ(r1.modules[m].percent, r2.modules[m].percent);
+        }
+        ASSERT_FALSE(again.empty());
+        EXPECT_NE(again.back().text.find("merges themselves"), std::string::npos) << again.back().text;
+    }
+
+    // Files are read on several threads and added in order: the sum, the skipped file and the
+    // messages are those of adding one file after the other.
+    TEST(MergeProfiles, AMergeOnManyThreadsEqualsOneFileAfterTheOther)
+    {
+        std::map<std::string, Profile> files;
+        std::vector<std::string> names;
+        for (uint64_t i = 0; i < 200; ++i) {
+            names.push_back(fmt::format("r{:03}", i));
+            files[names.back()] = rankProfile(i);
+            files[names.back()].mechanism = i % 50 == 7 ? "itimer-prof" : "perf-task-clock"; // a warning each
+        }
+        auto read = [&](const std::string& name) -> Result<Profile> {
+            if (name == "r100")
+                return Error { name, 3, "damaged" };
+            return files.at(name);
+        };
+        Messages parallel;
+        const Result<Profile> sum = mergeProfileFiles(names, read, parallel);
+        ASSERT_TRUE(sum);
+        ProfileMerge merge;
+        Messages sequential;
+        for (const std::string& name : names) {
+            if (name == "r100")
+                addWarning(sequential, "r100:3: damaged (skipped: the merge goes on without it; --strict stops)");
+            else
+                ASSERT_FALSE(merge.add(files.at(name), name, sequential));
+        }
+        const Profile expected = merge.finish(sequential);
+        ASSERT_EQ(parallel.size(), sequential.size());
+        for (size_t i = 0; i < parallel.size(); ++i)
+            EXPECT_EQ(parallel[i].text, sequential[i].text);
+        EXPECT_EQ(sum->skippedProfiles, std::vector<std::string> { "r100" });
+        EXPECT_EQ(sum->counts, expected.counts);
+        EXPECT_EQ(sum->bins.size(), expected.bins.size());
+        EXPECT_DOUBLE_EQ(sum->cpuUser, expected.cpuUser);
+        ASSERT_EQ(sum->threads.size(), expected.threads.size());
+        for (size_t i = 0; i < sum->threads.size(); ++i)
+            EXPECT_EQ(sum->threads[i].name, expected.threads[i].name);
+    }
+
+    // The imbalance takes each rank's module shares without building its report: the same hits
+    // as buildReport's, bins straddling a module boundary included.
+    TEST(Imbalance, ModuleHitsAreThoseOfTheRanksOwnReport)
+    {
+        const std::vector<CodeModule> modules
+            = { { "a", { { 0x1000, 0x1102 } } }, { "b", { { 0x1102, 0x1105 } } }, { "c", { { 0x1108, 0x1200 } } } };
+        const std::vector<CodePiece> pieces = modulePieces(modules);
+        for (uint64_t i = 0; i < 12; ++i) {
+            const Profile p = rankProfile(i);
+            const std::vector<double> hits = moduleHits(p, pieces, modules.size());
+            const Report r = buildReport(p, modules);
+            for (const ModuleRow& row : r.modules)
+                EXPECT_DOUBLE_EQ(hits[row.module], row.hits) << modules[row.module].name << " of rank " << i;
+        }
+    }
+
+    std::string fileText(const std::string& path)
+    {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+
+    // ppeout --merge-out writes the merge as a .ppe that ppeout reads as a merge; an existing file
+    // of that name is kept as NAME.~1~, and one that is also an input is refused.
+    TEST(MergeProfiles, MergeOutWritesAProfileKeepsTheOldOneAndNeverItsInput)
+    {
+        ppe::testing::TempDir dir;
+        ::mkdir(dir.file("run").c_str(), 0700);
+        for (uint64_t pid = 11; pid <= 13; ++pid)
+            writeMinimalProfile(dir.file(fmt::format("run/p{}.ppe", pid)), pid);
+        const std::string out = dir.file("merged.ppe");
+        for (int i = 0; i < 2; ++i) {
+            const auto r = ppe::testing::runProgram({ PPEOUT, "--merge-out", out, dir.file("run") });
+            ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+        }
+        EXPECT_NE(fileText(out).find("\nmerged-profiles 3\n"), std::string::npos) << fileText(out);
+        EXPECT_EQ(fileText(out + ".~1~"), fileText(out)) << "the first merge, kept";
+        const Result<Profile> merged = readProfile(out, InputOrigin::Named);
+        ASSERT_TRUE(merged) << merged.error().str();
+        EXPECT_EQ(merged->mergedProfiles, 3u);
+        EXPECT_EQ(merged->mergedPids, "11-13");
+        EXPECT_EQ(merged->total, 3u);
+        const auto refused
+            = ppe::testing::runProgram({ PPEOUT, "--merge-out", dir.file("run/p12.ppe"), dir.file("run") });
+        EXPECT_TRUE(refused.exited && refused.status == 1);
+        EXPECT_NE(refused.err.find("would replace one of its inputs"), std::string::npos) << refused.err;
     }
 
 } // namespace

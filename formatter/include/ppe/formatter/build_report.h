@@ -22,19 +22,6 @@ double splitErrorPercent(double hits, double splitHits, double n);
 // `hits` as a share of `n`: percent and binomial error.
 Share shareOf(double hits, double n);
 
-// A range of code and what owns it (a module, or a line within one module's analysis).
-struct CodePiece {
-    AddressSpan range;
-    size_t owner;
-};
-
-// The code of `modules` by address, for moduleHits.
-std::vector<CodePiece> modulePieces(const std::vector<CodeModule>& modules);
-
-// The hits of each of `modules` (`pieces` from modulePieces) in the profile's bins, as buildReport
-// attributes them, without building the table: many profiles' shares cost a pass over their bins.
-std::vector<double> moduleHits(const Profile& profile, const std::vector<CodePiece>& pieces, size_t modules);
-
 // Attributes the profile's bins to `modules` (splitting a bin that straddles a boundary in
 // proportion to the bytes each side owns), orders the module table and works out the header's totals.
 Report buildReport(Profile profile, const std::vector<CodeModule>& modules);

@@ -38,6 +38,8 @@ Result<std::vector<std::string>> profileFiles(const std::vector<std::string>& ar
 //   names marked with the rank or pid; blocked places merged by system call, site and caller;
 // - the status the worst one (recovered, then checkpoint), the end reasons counted; the header the
 //   first file's, with the number of profiles, their pids and their hosts summarised.
+// A merged profile (ppeout --merge-out) adds its sums and counts as the processes it holds, with
+// their pids and end reasons as it summarised them; its threads keep the names its merge gave.
 // Profiles of another program (build id, or image path when there is none) or of another
 // address range are refused: an error naming both files.
 class ProfileMerge {
@@ -56,7 +58,9 @@ private:
     void addBlocked(Profile& next, const std::vector<size_t>& objectOf);
 
     Profile m_sum;
-    size_t m_count = 0;
+    size_t m_count = 0; // profiles added
+    size_t m_processes = 0; // processes they hold (a merged file holds its merge's)
+    std::vector<std::string> m_pidTexts; // merged files' pids, as they summarised them
     std::string m_firstPath;
     std::vector<uint64_t> m_pids;
     std::set<std::string> m_hosts;
