@@ -49,13 +49,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     options.onlyWanted = true;
     options.wanted = { { uint64_t(size) * 16, uint64_t(size) * 16 + 64 } };
     (void)ppe::debuginfo::loadDebugInfo(path, options);
-    // And as ppeout reads a shared object: code without symbols named only at sampled file offsets,
-    // through .eh_frame_hdr's table (spread over the file, so that some fall in its code).
-    options.onlyWanted = false;
+    // And as ppeout reads a shared object: only the units, and the code without symbols (through
+    // .eh_frame_hdr's table), at sampled file offsets (spread over the file, so that some fall in
+    // its code); and with its DWARF whole (modules by source file).
     options.wanted.clear();
     options.wantedOffsets.emplace();
     for (size_t offset = 0; offset < size; offset += std::max<size_t>(16, size / 512))
         options.wantedOffsets->push_back(offset);
+    (void)ppe::debuginfo::loadDebugInfo(path, options);
+    options.onlyWanted = false;
     (void)ppe::debuginfo::loadDebugInfo(path, options);
     return 0;
 }

@@ -76,6 +76,30 @@ namespace {
         return name;
     }
 
+    // The link-time code at a shared object's file offsets (one byte each), sorted and merged;
+    // offsets outside the executable segments are left out.
+    std::vector<AddressRange> codeAtOffsets(const DebugInfo& info, const std::vector<uint64_t>& offsets)
+    {
+        std::vector<AddressRange> wanted;
+        for (uint64_t offset : offsets) {
+            uint64_t address = 0;
+            if (info.addressOfFileOffset(offset, address))
+                wanted.push_back(AddressRange { address, address + 1 });
+        }
+        sortAndMerge(wanted);
+        return wanted;
+    }
+
+    // The options as the readers take them: Options::wantedOffsets, with onlyWanted, become
+    // `wanted` once the segments are known.
+    Options effectiveOptions(const DebugInfo& info, const Options& options)
+    {
+        Options effective = options;
+        if (options.onlyWanted && options.wantedOffsets)
+            effective.wanted = codeAtOffsets(info, *options.wantedOffsets);
+        return effective;
+    }
+
     // The code the caller asks .eh_frame to name (Options::onlyWanted, Options::wantedOffsets), or
     // nullopt: all of it.
     std::optional<std::vector<AddressRange>> framesQuery(const DebugInfo& info, const Options& options)
@@ -84,14 +108,7 @@ namespace {
             return options.wanted;
         if (!options.wantedOffsets)
             return std::nullopt;
-        std::vector<AddressRange> wanted;
-        for (uint64_t offset : *options.wantedOffsets) {
-            uint64_t address = 0;
-            if (info.addressOfFileOffset(offset, address))
-                wanted.push_back(AddressRange { address, address + 1 });
-        }
-        sortAndMerge(wanted);
-        return wanted;
+        return codeAtOffsets(info, *options.wantedOffsets);
     }
 
     // The FDE ranges that can name code the report needs. Asked for some code, none unless a wanted
@@ -196,7 +213,7 @@ Result<std::string> readBuildId(const std::string& path)
     return buildIdOf(*opened->elf);
 }
 
-Result<DebugInfo> loadInProcess(const std::string& path, const Options& options, bool readDwarf)
+Result<DebugInfo> loadInProcess(const std::string& path, const Options& asked, bool readDwarf)
 {
     auto opened = openElf(path);
     if (!opened)
@@ -206,6 +223,7 @@ Result<DebugInfo> loadInProcess(const std::string& path, const Options& options,
     info.path = path;
     info.buildId = buildIdOf(elf);
     info.segments = segmentsOf(elf);
+    const Options options = effectiveOptions(info, asked);
 
     std::optional<OpenedElf> split;
     const obj::ObjectFile* dwarf = nullptr;

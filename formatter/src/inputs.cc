@@ -355,12 +355,19 @@ std::vector<uint64_t> namedOffsets(const Profile& profile, const SharedObject& o
     return offsets;
 }
 
-Result<debuginfo::DebugInfo> loadObjectInfo(
-    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs, bool lines)
+Result<debuginfo::DebugInfo> loadObjectInfo(const SharedObject& object, const Profile& profile,
+    const std::vector<std::string>& debugDirs, bool lines, ModuleKind by)
 {
     debuginfo::Options options = debugOptions(debugDirs, lines);
     options.wantedOffsets = namedOffsets(profile, object);
+    // Modules by source file take every function and line of their file: the whole DWARF. Else
+    // only the units that hold a named offset (the others give their names and ranges).
+    options.onlyWanted = by != ModuleKind::File;
     auto info = debuginfo::loadDebugInfo(object.path, options);
+    if (info && options.onlyWanted && chooseModuleKind(*info, by) == ModuleKind::File) {
+        options.onlyWanted = false; // link-time partitions: by file after all
+        info = debuginfo::loadDebugInfo(object.path, options);
+    }
     if (!info)
         return info.error();
     if (!object.buildId.empty() && !info->buildId.empty() && object.buildId != info->buildId) {
@@ -373,7 +380,7 @@ Result<debuginfo::DebugInfo> loadObjectInfo(
 Result<ObjectCode> sharedObjectCode(
     const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs)
 {
-    auto info = loadObjectInfo(object, profile, debugDirs, false);
+    auto info = loadObjectInfo(object, profile, debugDirs, false, ModuleKind::Function);
     if (!info)
         return info.error();
     return objectCodeOf(*info);

@@ -55,7 +55,7 @@ namespace {
         if (!found)
             return found.error();
         const SharedObject& object = profile->objects[*found];
-        auto info = loadObjectInfo(object, *profile, request.debugDirs, false);
+        auto info = loadObjectInfo(object, *profile, request.debugDirs, false, ModuleKind::Function);
         if (!info)
             return info.error();
         return objectProfile(*profile, object, objectCodeOf(*info));
@@ -395,7 +395,7 @@ namespace {
         for (size_t i : chosen) {
             step(request, "reading shared objects", infos.size(), chosen.size());
             const SharedObject& object = profile.objects[i];
-            auto info = loadObjectInfo(object, profile, request.debugDirs, true);
+            auto info = loadObjectInfo(object, profile, request.debugDirs, true, request.by);
             if (!info && isNamed(request, object))
                 addWarning(messages, info.error().str() + ": no units or lines for it");
             infos.emplace(object.path, std::move(info));

@@ -92,8 +92,10 @@ struct Options {
     std::vector<AddressRange> wanted; // sorted by start, non-overlapping
     // A shared object's file offsets that the report names (its samples' and blocked places'):
     // code no symbol names is then split by .eh_frame only there (the FDEs that hold them), not
-    // everywhere; its DWARF is still read whole. Unset: all of .eh_frame (as with onlyWanted,
-    // `wanted` decides).
+    // everywhere. With onlyWanted their link-time addresses (found through the executable
+    // segments, which the caller does not know) take `wanted`'s place, so only the units that
+    // hold one are read whole; without it the DWARF is read whole. Unset: `wanted` decides (all of
+    // .eh_frame without onlyWanted).
     std::optional<std::vector<uint64_t>> wantedOffsets;
 };
 

@@ -5,6 +5,7 @@
 
 #include "ppe/debuginfo/debug_info.h"
 #include "ppe/debuginfo/disassembly.h"
+#include "ppe/formatter/debug_sources.h"
 #include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
 #include "ppe/mapparse/link_map.h"
@@ -95,10 +96,14 @@ Result<std::optional<debuginfo::DebugInfo>> loadImage(
 // places' in it (debuginfo::Options::wantedOffsets), ascending.
 std::vector<uint64_t> namedOffsets(const Profile& profile, const SharedObject& object);
 
-// A shared object's symbols, and with `lines` its DWARF, if the file is still the one the run
-// loaded (same build id). Its code without symbols is named only at namedOffsets(profile, object).
-Result<debuginfo::DebugInfo> loadObjectInfo(
-    const SharedObject& object, const Profile& profile, const std::vector<std::string>& debugDirs, bool lines);
+// A shared object's symbols and DWARF (with `lines` its line tables), if the file is still the
+// one the run loaded (same build id). Read lazily, as the executable is: only the units that hold
+// namedOffsets(profile, object) give their functions and lines (the rest their names and
+// ranges), and its code without symbols is named only there; whole when its modules are to be by
+// source file (`by`, or Auto and link-time partitions; Function: the function table alone).
+// Every named offset is named as by a whole read.
+Result<debuginfo::DebugInfo> loadObjectInfo(const SharedObject& object, const Profile& profile,
+    const std::vector<std::string>& debugDirs, bool lines, ModuleKind by);
 
 // A shared object's functions, if the file is still the one the run loaded (same build id).
 Result<ObjectCode> sharedObjectCode(
