@@ -15,7 +15,10 @@ namespace ppe {
 
 namespace {
 
-    constexpr uint64_t kCostShare = 100; // the scan period is at least 100 times its cost: <= 1 % of a CPU
+    // The scan period is at least 250 times its cost: <= 0.4 % of a CPU. Issue 35: at 1 % real-time
+    // mode cost twice CPU mode's extra CPU; each look stands for the time since the last, so fewer
+    // looks widen the blocked time's errors (seconds / sqrt(looks)) but do not bias it.
+    constexpr uint64_t kCostShare = 250;
     constexpr int kMaxScannedThreads = 4096;
     constexpr size_t kStackWords = 512; // how far above the stack pointer a call into the image is sought
     // A longer gap between scans (the process stopped by a debugger) counts as this many periods;
@@ -167,29 +170,54 @@ namespace {
         return spill;
     }
 
-    // Every thread seen: its name once, its CPU time each scan (the per-thread records).
+    // Every thread seen: its name once, its CPU time each scan (the per-thread records). nullptr
+    // when it has no slot or has ended.
     ThreadSlot* noteThread(pid_t tid)
     {
         ThreadSlot* slot = threadSlot(tid);
-        if (slot && !slot->name[0])
+        if (!slot || !readThreadCpu(*slot))
+            return nullptr;
+        if (!slot->name[0])
             readThreadDetails(*slot);
-        else if (slot)
-            readThreadCpu(*slot);
         return slot;
+    }
+
+    // Where the thread was found last time, if it has not run since (its CPU time is the same): a
+    // thread that has not run is still blocked at that place, with the same stack (issue 35: the
+    // scan's cost follows the threads that ran, not every thread of the process).
+    RawBlocked* unchangedPlace(const ThreadSlot* slot, pid_t tid)
+    {
+        if (!slot || !slot->scanPlace || slot->scanPlace > kBlockedSlots || slot->cpuNs != slot->scanCpuNs)
+            return nullptr;
+        RawBlocked& p = g_scan.places[slot->scanPlace - 1];
+        return p.observations && p.tid == uint64_t(tid) ? &p : nullptr;
+    }
+
+    RawBlocked* readPlace(pid_t tid, const Histogram& image)
+    {
+        char text[256];
+        Place place {};
+        if (readTaskFile(tid, "syscall", text, sizeof(text)) <= 0 || !parsePlace(text, &place))
+            return nullptr; // running (the sampler's), ended, or unreadable
+        const uint64_t caller = callerInImage(place.sp, place.pc, image.imageStart, image.imageEnd);
+        return placeFor(place.syscall, place.pc, caller, uint64_t(tid));
     }
 
     void credit(pid_t tid, uint64_t elapsedNs, const Histogram& image)
     {
         ThreadSlot* slot = noteThread(tid);
-        char text[256];
-        Place place {};
-        if (readTaskFile(tid, "syscall", text, sizeof(text)) <= 0 || !parsePlace(text, &place))
-            return; // running (the sampler's), ended, or unreadable
-        const uint64_t caller = callerInImage(place.sp, place.pc, image.imageStart, image.imageEnd);
-        if (RawBlocked* p = placeFor(place.syscall, place.pc, caller, uint64_t(tid))) {
-            std::atomic_ref<uint64_t>(p->ns).fetch_add(elapsedNs, std::memory_order_relaxed);
-            std::atomic_ref<uint64_t>(p->observations).fetch_add(1, std::memory_order_relaxed);
+        RawBlocked* p = unchangedPlace(slot, tid);
+        if (!p) {
+            p = readPlace(tid, image);
+            if (slot) { // the CPU time read before the place: a run in between shows next time
+                slot->scanPlace = p ? uint32_t(p - g_scan.places) + 1 : 0;
+                slot->scanCpuNs = slot->cpuNs;
+            }
+            if (!p)
+                return; // running (the sampler's), ended, or unreadable
         }
+        std::atomic_ref<uint64_t>(p->ns).fetch_add(elapsedNs, std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(p->observations).fetch_add(1, std::memory_order_relaxed);
         if (slot)
             std::atomic_ref<uint64_t>(slot->blockedNs).fetch_add(elapsedNs, std::memory_order_relaxed);
     }
@@ -197,8 +225,13 @@ namespace {
     // The next period: at least the sample interval and kCostShare times the mean cost, +-25 %.
     void reschedule(uint64_t costNs)
     {
-        g_scan.meanCostNs = g_scan.meanCostNs ? (7 * g_scan.meanCostNs + costNs) / 8 : costNs;
+        // Half the weight on the last scan: the first scans of many new threads read every place and
+        // cost more than the later ones, which find most threads where they were (unchangedPlace).
+        g_scan.meanCostNs = g_scan.meanCostNs ? (g_scan.meanCostNs + costNs) / 2 : costNs;
         uint64_t period = kCostShare * g_scan.meanCostNs;
+        // At most twice the last period: one costly scan (the first reads of many new threads) does
+        // not leave the next a long way off, when the next finds them where they were, cheaply.
+        period = period < 2 * g_scan.periodNs ? period : 2 * g_scan.periodNs;
         period = period > g_scan.intervalNs ? period : g_scan.intervalNs;
         period = period * 3 / 4 + nextRandom() % (period / 2 + 1);
         g_scan.periodNs = period;

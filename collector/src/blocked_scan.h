@@ -7,8 +7,9 @@
 //
 // The call into the monitored image is found above the stack pointer: the first word that points
 // into the image's code just after a call instruction (read with process_vm_readv, which fails
-// cleanly on unmapped memory). The scan costs about one open/read/close per thread; it runs as often
-// as its cost allows (at most 1 % of one CPU, never more often than the sample interval), with random
+// cleanly on unmapped memory). The scan costs one clock_gettime per thread that has not run since
+// the last scan (it is where it was) and one open/read/close per other thread; it runs as often as
+// its cost allows (at most 0.4 % of one CPU, never more often than the sample interval), with random
 // jitter so that it does not beat with periodic waits, and each observation stands for the real time
 // since the previous scan: an unbiased estimate of each place's share of thread time.
 #pragma once

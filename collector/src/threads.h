@@ -20,6 +20,11 @@ struct ThreadSlot {
     uint64_t cpuNs; // the thread's CPU time when last read
     uint64_t blockedNs; // added by the collector thread's scans (real-time mode)
     char name[16];
+    // The blocked scan's memory of where it last found the thread (blocked_scan.cc): its place's
+    // index + 1 (0: none) and the thread's CPU time when it was read there. Collector thread only.
+    uint32_t scanPlace;
+    uint64_t scanCpuNs;
+    uint64_t nameCpuNs; // its CPU time when its name was read (readThreadDetails)
 };
 
 // The slot of `tid`, claimed if new; nullptr when no slot near its hash is free (a program that made
@@ -36,8 +41,8 @@ void countSampleOf(pid_t tid, uint64_t weight);
 // Reads the thread's CPU time while it lives; false when it has ended. Signal-safe.
 bool readThreadCpu(ThreadSlot& slot);
 
-// Reads the thread's name and CPU time while it lives (an ended thread keeps what was read
-// before). Signal-safe.
+// Reads the thread's CPU time while it lives, and its name when it has run since the name was read
+// (an ended thread keeps what was read before). Signal-safe.
 void readThreadDetails(ThreadSlot& slot);
 
 // Gives every live thread of the process but `skip` (the collector's own) a slot and reads its name and CPU

@@ -113,7 +113,7 @@ namespace {
 
     TEST_F(RealTimeTest, BlockedTimeIsCreditedToEachCallSite)
     {
-        // The scan keeps its cost under 1 % of a CPU: on a heavily loaded machine its /proc reads
+        // The scan keeps its cost under 0.4 % of a CPU: on a heavily loaded machine its /proc reads
         // cost more and it scans less often. The check needs enough scans; it runs again (up to
         // three times) rather than waiting longer.
         RunResult run;
@@ -124,10 +124,10 @@ namespace {
             profile = readProfile(m_dir.file("b.ppe"));
             ASSERT_TRUE(profile) << profile.error().str();
             ASSERT_TRUE(profile->scan.has_value());
-            if (profile->scan->scans > 100u)
+            if (profile->scan->scans > 80u)
                 break;
         }
-        EXPECT_GT(profile->scan->scans, 100u);
+        EXPECT_GT(profile->scan->scans, 80u);
         // Each wait_in_X function's call waited its time: the scan's estimate is within its error
         // (seconds / sqrt(observations)) of what the program measured.
         const auto symbols = functionSymbols(PPE_BLOCKING_CALLS);
@@ -145,7 +145,7 @@ namespace {
                 }
             }
             const double measured = calls.at(call).ms / 1000;
-            ASSERT_GT(observations, 10) << function;
+            ASSERT_GE(observations, 6) << function; // 200 ms at a scan every 10-30 ms
             EXPECT_NEAR(seconds, measured, 5 * measured / std::sqrt(observations) + 0.02) << function;
         }
         // The computing thread has the samples, the waiting one the blocked time: all its calls'.
@@ -278,6 +278,18 @@ namespace {
         }
         EXPECT_GE(waiting, 120u) << profile->threads.size() << " threads";
         EXPECT_LT(double(idleSamples), 0.05 * double(hits)) << "the idle threads took samples";
+        // Issue 35: a thread that has not run since the last scan is where it was, and costs one
+        // clock_gettime instead of a /proc read and a stack search (22-25 us a thread a scan before,
+        // 5 us now, the first scan's reads included, here under load);
+        // the time it waited there is counted all the same.
+        double idleWaited = 0;
+        for (const ThreadSamples& t : profile->threads)
+            idleWaited += t.tid != profile->pid && t.blockedSeconds > 0 ? t.blockedSeconds : 0;
+        EXPECT_GT(idleWaited, 0.8 * 128 * wall) << "128 threads waited all the " << wall << " s of the compute";
+        ASSERT_TRUE(profile->scan.has_value());
+        const double perThread = profile->scan->cost / double(profile->scan->scans) / 129;
+        std::printf("%llu scans, %.1f us a thread a scan\n", (unsigned long long)profile->scan->scans, perThread * 1e6);
+        EXPECT_LT(perThread, 10e-6) << profile->scan->scans << " scans cost " << profile->scan->cost << " s";
     }
 
 } // namespace
