@@ -53,12 +53,29 @@ namespace {
         return described;
     }
 
+    // Whether [start, end) meets one of `wanted` (sorted, merged).
+    bool meets(const std::vector<AddressRange>& wanted, uint64_t start, uint64_t end)
+    {
+        auto it = std::upper_bound(
+            wanted.begin(), wanted.end(), start, [](uint64_t a, const AddressRange& w) { return a < w.end; });
+        return it != wanted.end() && it->start < end;
+    }
+
     // Symbols where no DWARF function is (crt code, libraries without debug info) become functions.
-    void addSymbolFunctions(DebugInfo& info, const std::vector<Symbol>& symbols)
+    // A shared object read at its named offsets (Options::wantedOffsets with onlyWanted) gets only
+    // those that hold one: the report names none of its other code, and a large library's tens of
+    // thousands would all be demangled and sent back for nothing. Returns the code DWARF and every
+    // such symbol name, taken or not (where .eh_frame's functions end).
+    IntervalSet addSymbolFunctions(DebugInfo& info, const std::vector<Symbol>& symbols, const Options& options)
     {
         const IntervalSet described = describedCode(info);
+        IntervalSet named = described;
+        const bool onlyWanted = options.onlyWanted && options.wantedOffsets;
         for (const Symbol& s : symbols) {
             if (s.size == 0 || described.contains(s.address))
+                continue;
+            named.ranges.push_back(AddressRange { s.address, s.address + s.size });
+            if (onlyWanted && !meets(options.wanted, s.address, s.address + s.size))
                 continue;
             Function f;
             f.name = demangled(s.name);
@@ -67,6 +84,8 @@ namespace {
             f.fromSymbols = true;
             info.functions.push_back(std::move(f));
         }
+        named.finish();
+        return named;
     }
 
     std::string hexName(uint64_t address)
@@ -238,8 +257,7 @@ Result<DebugInfo> loadInProcess(const std::string& path, const Options& asked, b
     if (dwarf)
         reader.read(*dwarf);
     sortUnits(info);
-    addSymbolFunctions(info, symbols);
-    const IntervalSet named = describedCode(info);
+    const IntervalSet named = addSymbolFunctions(info, symbols, options);
     addFrameFunctions(info, readDwarf ? framesFor(elf, info, named, options) : std::vector<AddressRange>(), named);
     sortLines(info.lines);
     annotateLines(info, reader.inlined());

@@ -71,8 +71,8 @@ namespace {
         const std::string objects = section(lazy.out, "PPE - SHARED OBJECTS");
         EXPECT_NE(lineWith(objects, " lazy_hot "), "") << objects;
         const std::string analysis = section(lazy.out, "PPE - SHARED OBJECT " + kLibrary + " IN DECREASING");
-        EXPECT_NE(analysis.find("File " + std::string(PPE_LAZY_OBJECT_SOURCE) + "/lazy_object_hot.c"),
-            std::string::npos)
+        EXPECT_NE(
+            analysis.find("File " + std::string(PPE_LAZY_OBJECT_SOURCE) + "/lazy_object_hot.c"), std::string::npos)
             << analysis;
         const std::string hot = lineWith(analysis, "// lazy_hot's line");
         ASSERT_NE(hot, "") << analysis;
@@ -82,7 +82,8 @@ namespace {
         ASSERT_EQ(whole.status, 0) << whole.err;
         EXPECT_EQ(section(whole.out, "PPE - BLOCKED TIME BY PLACE"), blocked);
         EXPECT_EQ(section(whole.out, "PPE - SHARED OBJECTS"), objects);
-        EXPECT_EQ(lineWith(section(whole.out, "PPE - SHARED OBJECT " + kLibrary + " IN DECREASING"), "// lazy_hot's line"),
+        EXPECT_EQ(
+            lineWith(section(whole.out, "PPE - SHARED OBJECT " + kLibrary + " IN DECREASING"), "// lazy_hot's line"),
             hot);
     }
 

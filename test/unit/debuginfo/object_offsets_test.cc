@@ -3,6 +3,8 @@
 // each wanted offset the function and the source line are those of the whole read. On a real
 // shared library of two units built here (di_split_lib: the lazy-reading tests' sources).
 #include "ppe/debuginfo/debug_info.h"
+#include "run_program.h"
+#include "temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -54,8 +56,8 @@ namespace {
     {
         const Function* f = info.functionAt(address);
         std::string text = f ? f->name : "-";
-        auto row = std::upper_bound(info.lines.begin(), info.lines.end(), address,
-            [](uint64_t a, const LineRange& l) { return a < l.start; });
+        auto row = std::upper_bound(
+            info.lines.begin(), info.lines.end(), address, [](uint64_t a, const LineRange& l) { return a < l.start; });
         if (row != info.lines.begin() && std::prev(row)->end > address) {
             const LineRange& l = *std::prev(row);
             text += " " + std::filesystem::path(info.files.at(size_t(l.file))).filename().string() + ":"
@@ -125,6 +127,43 @@ namespace {
         const DebugInfo lazy = loadAtOffsets({ 0 }, true);
         EXPECT_TRUE(detailedUnits(lazy).empty());
         EXPECT_EQ(lazy.units.size(), load({}).units.size());
+    }
+
+    // A library without DWARF (di_frames_lib without its debug sections: 90 static functions and
+    // an exported one, by their symbols): read at the offsets of two, it gives those two, named as
+    // the whole read names them, and none of the other symbols (which would all be demangled and
+    // sent back).
+    TEST(DebuginfoObjectOffsets, SymbolsOnlyAtTheOffsets)
+    {
+        const testing::TempDir dir;
+        const std::string path = dir.file("symbols.so");
+        const testing::RunResult stripped = testing::runProgram({ "objcopy", "--strip-debug", DI_FRAMES_LIB, path });
+        ASSERT_EQ(stripped.status, 0) << stripped.err;
+        auto read = [&](const Options& options) {
+            auto info = loadDebugInfo(path, options);
+            EXPECT_TRUE(info.ok()) << (info.ok() ? "" : info.error().str());
+            return info.ok() ? std::move(info.value()) : DebugInfo {};
+        };
+        const DebugInfo whole = read({});
+        ASSERT_TRUE(whole.units.empty());
+        ASSERT_GT(whole.functions.size(), 80u);
+        std::vector<uint64_t> addresses, offsets;
+        for (const char* function : { "f15", "f72" }) {
+            for (uint64_t a : addressesIn(named(whole, function))) {
+                addresses.push_back(a);
+                offsets.push_back(offsetOf(whole, a));
+            }
+        }
+        ASSERT_FALSE(addresses.empty());
+        Options options;
+        options.onlyWanted = true;
+        options.wantedOffsets = offsets;
+        const DebugInfo lazy = read(options);
+        EXPECT_EQ(lazy.functions.size(), 2u);
+        for (uint64_t a : addresses)
+            EXPECT_EQ(placeOf(lazy, a), placeOf(whole, a)) << std::hex << a;
+        options.onlyWanted = false; // the whole read's functions
+        EXPECT_EQ(read(options).functions.size(), whole.functions.size());
     }
 
 } // namespace
