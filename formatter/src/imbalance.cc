@@ -149,6 +149,7 @@ void addImbalance(Report& report, const std::vector<CodeModule>& modules, const 
     const std::vector<CodePiece> pieces = modulePieces(modules);
     Imbalance imbalance;
     std::vector<RankShares> ranks;
+    ranks.reserve(files.size());
     bool unreadable = false;
     // Each file is read and attributed on a worker (ordered_pool.h); the ranks are taken in order.
     produceInOrder<Result<RankShares>>(
@@ -173,7 +174,6 @@ void addImbalance(Report& report, const std::vector<CodeModule>& modules, const 
         });
     if (unreadable)
         return;
-    std::vector<RankRow> rows;
     std::vector<double> samples;
     for (size_t i = 0; i < ranks.size(); ++i) {
         if (imbalance.ranksFromOrder)
@@ -181,12 +181,19 @@ void addImbalance(Report& report, const std::vector<CodeModule>& modules, const 
         ranks[i].row.percent
             = report.profile.total ? 100.0 * double(ranks[i].row.samples) / double(report.profile.total) : 0;
         samples.push_back(double(ranks[i].row.samples));
-        rows.push_back(ranks[i].row);
     }
     for (size_t k = 0; k < top.size(); ++k)
         imbalance.modules.push_back(moduleImbalance(report.modules[k], ranks, k));
     imbalance.ranks = ranks.size();
     imbalance.samplesVariation = variationOf(samples, &imbalance.meanSamples);
+    // The rows moved out, and each rank's shares freed as it goes: 100 000 ranks' rows are held once.
+    std::vector<RankRow> rows;
+    rows.reserve(ranks.size());
+    for (RankShares& r : ranks) {
+        rows.push_back(std::move(r.row));
+        r.percents = {};
+    }
+    ranks = {};
     chooseRows(imbalance, std::move(rows));
     report.imbalance = std::move(imbalance);
 }
