@@ -71,12 +71,13 @@ namespace {
         markSampleTime(*live);
     }
 
-    void onRingDropped(uint64_t lost, uint64_t foreign)
+    void onRingDropped(uint64_t lost, uint64_t foreign, uint64_t throttled)
     {
         if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire)) {
-            std::atomic_ref<uint64_t>(live->histogram.record->ringLost).fetch_add(lost, std::memory_order_relaxed);
-            std::atomic_ref<uint64_t>(live->histogram.record->ringForeign)
-                .fetch_add(foreign, std::memory_order_relaxed);
+            ProfileRecord* r = live->histogram.record;
+            std::atomic_ref<uint64_t>(r->ringLost).fetch_add(lost, std::memory_order_relaxed);
+            std::atomic_ref<uint64_t>(r->ringForeign).fetch_add(foreign, std::memory_order_relaxed);
+            std::atomic_ref<uint64_t>(r->ringThrottled).fetch_add(throttled, std::memory_order_relaxed);
         }
     }
 
@@ -182,7 +183,9 @@ namespace {
         if (!samplesMissing(double(expected), double(taken), kMissingPercent))
             return; // too few to tell, or at least 80 %
         const char* why = mechanism == Mechanism::PerfRing
-            ? (r.ringLost ? "the kernel lost samples to full ring buffers" : "the kernel throttled the perf events")
+            ? (r.ringLost             ? "the kernel lost samples to full ring buffers"
+                    : r.ringThrottled ? kThrottledReason
+                                      : kShortThreadsReason)
             : mechanism == Mechanism::ItimerProf
             ? "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, allowed "
               "at kernel.perf_event_paranoid <= 2, take the asked rate)"

@@ -231,6 +231,7 @@ namespace {
     struct DrainCounts {
         uint64_t lost = 0;
         uint64_t foreign = 0;
+        uint64_t throttled = 0;
         uint64_t fullest = 0; // bytes found in the fullest ring
     };
 
@@ -269,6 +270,8 @@ namespace {
             LostRecord r;
             copyOut(data, mask, at, &r, sizeof(r));
             c.lost += r.lost;
+        } else if (h.type == PERF_RECORD_THROTTLE) {
+            ++c.throttled;
         }
     }
 
@@ -314,8 +317,8 @@ namespace {
             drainRing(s.rings[i], c);
         if (count && s.hooks.sample)
             foldEndedChildren(s.pid, takeFolded);
-        if ((c.lost || c.foreign) && s.hooks.dropped)
-            s.hooks.dropped(c.lost, c.foreign);
+        if ((c.lost || c.foreign || c.throttled) && s.hooks.dropped)
+            s.hooks.dropped(c.lost, c.foreign, c.throttled);
         return c;
     }
 

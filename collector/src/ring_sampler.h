@@ -25,8 +25,9 @@ struct RingHooks {
     // handler.
     void (*sample)(uintptr_t pc, pid_t tid, uint64_t weight);
     // Samples the drain dropped since the previous call: `lost` to full rings, `foreign` of other
-    // processes. Called only when one of them is not 0.
-    void (*dropped)(uint64_t lost, uint64_t foreign);
+    // processes; and the kernel's throttle records (a perf event stopped for the rest of a tick).
+    // Called only when one of them is not 0.
+    void (*dropped)(uint64_t lost, uint64_t foreign, uint64_t throttled);
     pid_t (*quietThread)(); // the collector's own thread, whose samples are dropped
 };
 

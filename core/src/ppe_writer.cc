@@ -173,8 +173,10 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
         w.str("count ").str(categoryName(c)).ch(' ').dec(load(r.counts[c])).endl();
     w.str("count saturated ").dec(load(r.saturated)).endl();
     w.str("count total ").dec(totalSamples(r)).endl();
-    if (sameText(r.mechanism, "perf-ring"))
+    if (sameText(r.mechanism, "perf-ring")) {
         w.str("ring-dropped ").dec(load(r.ringLost)).ch(' ').dec(load(r.ringForeign)).endl();
+        w.str("ring-throttled ").dec(load(r.ringThrottled)).endl();
+    }
 }
 
 static void writeObjects(LineWriter& w, const ProfileOutput& out)

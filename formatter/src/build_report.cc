@@ -415,8 +415,13 @@ namespace {
     {
         if (p.mechanism == "perf-ring" && p.ringLost > 0)
             return fmt::format("the kernel lost {} samples to full ring buffers", p.ringLost);
-        if (p.mechanism == "perf-ring")
-            return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate)";
+        if (p.mechanism == "perf-ring" && p.ringThrottled > 0)
+            return fmt::format("{} ({} times)", kThrottledReason, p.ringThrottled);
+        if (p.mechanism == "perf-ring" && p.ringThrottledKnown)
+            return kShortThreadsReason;
+        if (p.mechanism == "perf-ring") // a profile before issue 35: throttles were not counted
+            return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate), or threads ran for "
+                   "only a few sampling intervals each";
         if (p.mechanism == "itimer-prof")
             return "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, "
                    "allowed at kernel.perf_event_paranoid <= 2, take the asked rate)";

@@ -122,6 +122,11 @@ namespace {
         w.field("ticks", p.ticks);
         w.field("ring_lost", p.ringLost);
         w.field("ring_foreign", p.ringForeign);
+        w.key("ring_throttled");
+        if (p.ringThrottledKnown)
+            w.value(p.ringThrottled);
+        else
+            w.null();
         w.key("rank");
         if (p.rank)
             w.value(*p.rank);

@@ -114,6 +114,16 @@ namespace {
             "ring-dropped must be two decimal numbers (lost foreign)");
     }
 
+    std::string onRingThrottled(const Fields& f, Profile& p)
+    {
+        const auto n = f.size() == 2 ? parseUnsigned(f[1]) : std::nullopt;
+        if (!n)
+            return "ring-throttled must be one decimal number";
+        p.ringThrottled = *n;
+        p.ringThrottledKnown = true;
+        return "";
+    }
+
     std::string onCodeSection(const Fields& f, Profile& p)
     {
         if (auto e = expectCount(f, 4); !e.empty())
@@ -329,6 +339,7 @@ namespace {
             { "ticks", decimal(&Profile::ticks) },
             { "count", onCount },
             { "ring-dropped", onRingDropped },
+            { "ring-throttled", onRingThrottled },
             { "object", onObject },
             { "object-hit", onObjectHit },
             { "bin", onBin },

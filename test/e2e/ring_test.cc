@@ -119,6 +119,31 @@ namespace {
         }
     };
 
+    // Issue 35: 3000 threads of 0.25 ms of CPU each (half an interval) lose most of their samples
+    // under perf-ring. The kernel throttled nothing (the profile counts its throttle records), so
+    // the words name short-lived threads, not throttling as they did.
+    TEST_F(RingTest, SamplesMissingFromShortThreadsAreNamedSo)
+    {
+        RunResult run;
+        auto p = profile({ PPE_SHORT_THREADS, "3000", "250", "300" }, "ring", "cpu", {}, &run);
+        ASSERT_TRUE(p) << p.error().str() << run.err;
+        EXPECT_EQ(p->mechanism, "perf-ring");
+        EXPECT_TRUE(p->ringThrottledKnown);
+        EXPECT_EQ(p->ringLost, 0u);
+        if (p->ringThrottled)
+            GTEST_SKIP() << "the kernel throttled the perf events here (" << p->ringThrottled << " times)";
+        const std::string text = report();
+        const size_t said = text.find(" Samples missing: only ");
+        ASSERT_NE(said, std::string::npos) << text.substr(0, 2000);
+        std::string line; // the words, wrapped over lines
+        for (size_t at = said; at < text.size() && text.compare(at, 2, "\n\n") != 0; ++at)
+            if (text[at] != '\n' && !(text[at] == ' ' && !line.empty() && line.back() == ' '))
+                line += text[at];
+        EXPECT_NE(line.find("threads that ran for only a few sampling intervals"), std::string::npos) << line;
+        EXPECT_EQ(line.find("throttled the perf events ("), std::string::npos) << line;
+        EXPECT_NE(run.err.find("threads that ran for only a few sampling intervals"), std::string::npos) << run.err;
+    }
+
     // Mode and PPE_TIMER: perf-ring asked for by name, and by default.
     class SplitTest : public RingTest, public ::testing::WithParamInterface<std::tuple<std::string, std::string>> { };
 

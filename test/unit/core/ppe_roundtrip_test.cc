@@ -130,14 +130,18 @@ namespace {
         ProfileRecord& r = golden->record;
         r.ringLost = 1234;
         r.ringForeign = 56;
+        r.ringThrottled = 7;
         EXPECT_EQ(writtenText(golden->output()).find("ring-dropped"), std::string::npos) << "not for perf-task-clock";
         std::strcpy(r.mechanism, "perf-ring");
         const std::string text = writtenText(golden->output());
-        EXPECT_NE(text.find("\ncount total 4294967371\nring-dropped 1234 56\n"), std::string::npos) << text;
+        EXPECT_NE(text.find("\ncount total 4294967371\nring-dropped 1234 56\nring-throttled 7\n"), std::string::npos)
+            << text;
         const Result<Profile> parsed = parseProfile(text, "ring.ppe");
         ASSERT_TRUE(parsed.ok()) << parsed.error().str();
         EXPECT_EQ(parsed->ringLost, 1234u);
         EXPECT_EQ(parsed->ringForeign, 56u);
+        EXPECT_EQ(parsed->ringThrottled, 7u);
+        EXPECT_TRUE(parsed->ringThrottledKnown);
         EXPECT_EQ(parsed->mechanism, "perf-ring");
     }
 

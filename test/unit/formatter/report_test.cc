@@ -293,6 +293,25 @@ namespace {
         EXPECT_NE(r.totals.missingSamples.find("the kernel lost 1500 samples to full ring buffers"), std::string::npos)
             << r.totals.missingSamples;
         EXPECT_NE(renderTextReport(r).find(" Ring buffers: 1500 samples lost"), std::string::npos);
+        // Issue 35: no sample lost, none throttled (counted since then): short-lived threads.
+        p.ringLost = 0;
+        p.ringThrottledKnown = true;
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("neither lost nor throttled any: threads that ran for only a few"),
+            std::string::npos)
+            << r.totals.missingSamples;
+        p.ringThrottled = 12;
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("the kernel throttled the perf events (faster than"), std::string::npos)
+            << r.totals.missingSamples;
+        EXPECT_NE(r.totals.missingSamples.find("(12 times)"), std::string::npos) << r.totals.missingSamples;
+        p.ringThrottled = 0;
+        p.ringThrottledKnown = false; // an older profile: either cause
+        r = buildReport(p, modules);
+        EXPECT_NE(r.totals.missingSamples.find("throttled the perf events (kernel.perf_event_max_sample_rate), or "
+                                               "threads ran for only a few"),
+            std::string::npos)
+            << r.totals.missingSamples;
 
         p.mechanism = "posix-timer"; // a rate of wall time: not comparable with CPU time
         EXPECT_TRUE(buildReport(p, modules).warnings.empty());

@@ -100,6 +100,9 @@ struct ProfileRecord {
     // Appended for the perf-ring mechanism (issue 22): samples the drain could not take.
     uint64_t ringLost; // the kernel's PERF_RECORD_LOST: a ring was full
     uint64_t ringForeign; // samples of other processes (forked children that inherited the events)
+    // Appended (issue 35): the kernel's PERF_RECORD_THROTTLE records, each an event it stopped
+    // sampling for the rest of a tick (kernel.perf_event_max_sample_rate).
+    uint64_t ringThrottled;
 };
 
 // The sum of all categories.

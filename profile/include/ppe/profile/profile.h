@@ -103,6 +103,8 @@ struct Profile {
     // perf-ring's samples the drain could not take: the kernel lost them (a ring was full), or
     // they were another process's (not in any count). 0 in files without the record.
     uint64_t ringLost = 0, ringForeign = 0;
+    uint64_t ringThrottled = 0; // the kernel's throttle records (perf-ring)
+    bool ringThrottledKnown = false; // the profile counts them (written since issue 35)
 
     // A remote sampler's records (ppe-arc, docs/ppe-format.md "Remote sampling"); empty otherwise.
     std::string remoteServer, remoteTarget, remoteMode, remotePc, remoteInterrupt, remoteError;
