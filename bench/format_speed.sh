@@ -11,8 +11,9 @@
 # the DWARF units that hold samples, so the second should matter more than the first.
 # First, a stripped large library: clang compiling a template-heavy file, its time in the
 # stripped libLLVM (whose internal functions only .eh_frame describes) and libclang-cpp, profiled
-# with `ppe --object libLLVM...` and by perf record; ppeout's function table against `perf report
-# --sort sym`, as ratios of the same run (targets: time <= 1, memory <= 2). STRIPPED_LIB=PATH
+# with `ppe --object libLLVM...`, by perf record, and by ppe without --object (the library a
+# shared object of clang); ppeout's function table and reports against `perf report --sort sym`,
+# as ratios of the same run (targets: time <= 1, memory <= 2). STRIPPED_LIB=PATH
 # names another library (then CLANG=PROG a program spending its time in it, with CLANG_ARGS).
 # Usage: bench/format_speed.sh [BUILD_DIR] [RUNS] [WORK_DIR] [SIZES]   (after scripts/build.sh)
 #        SIZES default "12 25 50"; the largest is the program of the first table. A WORK_DIR
@@ -129,6 +130,10 @@ CC
     (cd "$dir" && "$build/collector/ppe" -o lib.ppe --mode cpu --object "$(basename "$lib")" \
       "$clang" "${clang_args[@]}" >/dev/null 2>&1)
   fi
+  # The same run with the library a shared object of clang (no --object): the report as it comes.
+  if [ ! -s "$dir/shared.ppe" ]; then
+    (cd "$dir" && "$build/collector/ppe" -o shared.ppe --mode cpu "$clang" "${clang_args[@]}" >/dev/null 2>&1)
+  fi
   # The library without its search table: ppeout decodes all of .eh_frame, as before 2026-11-28.
   [ -s "$dir/no-hdr.so" ] || objcopy --remove-section .eh_frame_hdr "$lib" "$dir/no-hdr.so"
   if [ ! -s "$dir/perf.data" ]; then
@@ -140,11 +145,12 @@ CC
 # ratio NUMERATOR DENOMINATOR
 ratio() { echo "$1 / $2" | bc -l; }
 
-# librow NAME ARGS...: ppeout ARGS on the library's profile, and its ratios to perf's row.
+# librow NAME ARGS...: ppeout ARGS on the library's profile (PROFILE, default lib.ppe), and its
+# ratios to perf's row.
 librow() {
   local name=$1
   shift
-  mrow "$name" "$ppeout" "$@" "$work/lib/lib.ppe" -
+  mrow "$name" "$ppeout" "$@" "$work/lib/${PROFILE:-lib.ppe}" -
   printf '%-52s %8s %8.2f %8.2f %8.2f\n' "  / perf report --sort sym" "" "$(ratio "$last" "$pwall")" \
     "$(ratio "$lastcpu" "$pcpu")" "$(ratio "$lastmb" "$pmb")"
 }
@@ -173,6 +179,7 @@ library_section() {
   librow "ppeout --by function lib.ppe -" --by function
   librow "ppeout --by function -t 100 --objects-threshold 100" "${alone[@]}"
   librow "  the same, --exe no-hdr.so (no .eh_frame_hdr)" "${alone[@]}" --exe "$d/no-hdr.so"
+  PROFILE=shared.ppe librow "ppeout --by function shared.ppe - (no --object)" --by function
   if [ -n "${PPEOUT_BEFORE:-}" ]; then
     mrow "PPEOUT_BEFORE --by function lib.ppe -" "$PPEOUT_BEFORE" --by function "$d/lib.ppe" -
   fi

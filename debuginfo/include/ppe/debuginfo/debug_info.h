@@ -94,8 +94,9 @@ struct Options {
     // code no symbol names is then split by .eh_frame only there (the FDEs that hold them), not
     // everywhere. With onlyWanted their link-time addresses (found through the executable
     // segments, which the caller does not know) take `wanted`'s place, so only the units that
-    // hold one are read whole; without it the DWARF is read whole. Unset: `wanted` decides (all of
-    // .eh_frame without onlyWanted).
+    // hold one are read whole, and only the symbols that hold one become functions (the caller
+    // names no other code); without it the DWARF and the symbols are read whole. Unset: `wanted`
+    // decides (all of .eh_frame without onlyWanted).
     std::optional<std::vector<uint64_t>> wantedOffsets;
 };
 
