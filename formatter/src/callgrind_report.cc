@@ -6,6 +6,7 @@
 // have their cost on line 0. With instructions (--asm) the positions are `instr line`. The
 // summary is all samples, so the tools' percentages are the report's All %.
 #include "ppe/formatter/renderers.h"
+#include "ppe/formatter/shell_quote.h"
 
 #include <fmt/format.h>
 
@@ -175,19 +176,11 @@ namespace {
         }
     }
 
-    std::string commandLine(const Profile& p)
-    {
-        std::string line;
-        for (const std::string& arg : p.command)
-            line += (line.empty() ? "" : " ") + arg;
-        return line;
-    }
-
     void header(std::string& out, const Report& r, bool instructions)
     {
         const Profile& p = r.profile;
         out += "# callgrind format\nversion: 1\ncreator: ppeout\n";
-        out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, oneLine(commandLine(p)));
+        out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, oneLine(shellCommand(p.command)));
         out += fmt::format("desc: Image: {}\n", oneLine(p.image));
         out += fmt::format("desc: Sampling: {} every {:g} ms ({} time)\n", p.mechanism, r.totals.intervalMs,
             r.cpuTime ? "CPU" : "real");

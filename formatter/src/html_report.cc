@@ -1,6 +1,7 @@
 #include "ppe/formatter/html_report.h"
 
 #include "ppe/core/civil_time.h"
+#include "ppe/formatter/shell_quote.h"
 
 #include "html_common.h"
 #include "sampled_time.h"
@@ -89,16 +90,6 @@ namespace html {
             return fmt::format("{}-{:02}-{:02} {:02}:{:02} UTC", t.year, t.month, t.day, t.hour, t.minute);
         }
 
-        std::string commandLine(const Profile& p)
-        {
-            std::string line;
-            for (const std::string& arg : p.command) {
-                const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
-                line += (line.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
-            }
-            return line;
-        }
-
         std::string baseNameOf(const std::string& path)
         {
             const size_t slash = path.rfind('/');
@@ -148,7 +139,7 @@ namespace html {
             out += "<dl class=\"facts\">\n";
             fact(out, "Image", "<code>" + esc(p.image) + "</code>");
             fact(out, "Build id", p.buildId.empty() ? "" : "<code>" + esc(p.buildId) + "</code>");
-            fact(out, "Command line", "<code>" + esc(commandLine(p)) + "</code>");
+            fact(out, "Command line", "<code>" + esc(shellCommand(p.command)) + "</code>");
             fact(out, "Address range",
                 fmt::format(
                     "<code>{:X} &ndash; {:X}</code> (hex), {} bytes", p.rangeStart, t.lastAddress, t.rangeBytes));

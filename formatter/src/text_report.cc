@@ -1,6 +1,7 @@
 #include "ppe/formatter/text_report.h"
 
 #include "ppe/core/civil_time.h"
+#include "ppe/formatter/shell_quote.h"
 
 #include "paths.h"
 #include "sampled_time.h"
@@ -20,18 +21,6 @@ namespace {
             = { "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC" };
         const CivilTime t = civilFromUnix(seconds);
         return fmt::format("{}-{}-{} {:02}:{:02} UTC", t.day, kMonths[t.month - 1], t.year, t.hour, t.minute);
-    }
-
-    std::string commandLine(const Profile& p)
-    {
-        std::string line;
-        for (const std::string& arg : p.command) {
-            if (!line.empty())
-                line += ' ';
-            const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
-            line += plain ? arg : "'" + arg + "'";
-        }
-        return line;
     }
 
     // A remote sampler's lines (ppe-arc): the server, and how long the target stood stopped.
@@ -110,7 +99,7 @@ namespace {
         const Totals& t = r.totals;
         out += fmt::format("ppe profile on {}, {}, {}\n", p.host, p.cpu.empty() ? p.arch : p.cpu, vmsDate(p.startTime));
         out += fmt::format(" Image: {}{}\n", p.image, p.buildId.empty() ? "" : "  (build id " + p.buildId + ")");
-        out += fmt::format(" Command line: {}\n", commandLine(p));
+        out += fmt::format(" Command line: {}\n", shellCommand(p.command));
         if (p.mergedProfiles > 1)
             out += fmt::format(
                 " Merged: {} profiles (pids {}), ended by {}\n", p.mergedProfiles, p.mergedPids, p.mergedEndReasons);
