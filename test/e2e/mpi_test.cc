@@ -113,6 +113,37 @@ namespace {
     }
 
 #ifdef PPE_MPI_IMBALANCE
+    // A merge node by node (issue 35): `ppeout --merge-out` of two ranks' files each, then the
+    // report of the two parts, has the module table of the report of the four files at once.
+    TEST(MpiTest, ANodeByNodeMergeGivesTheTableOfTheOneLevelMerge)
+    {
+        PPE_NEEDS_MPI();
+        TempDir dir, parts;
+        const RunResult run = mpirun({ kMpiProgram, "1", "2" }, dir.path() + "/");
+        ASSERT_EQ(run.status, 0) << run.err;
+        auto rankFile = [&](int r) { return dir.file("mpi_imbalance.rank" + std::to_string(r) + ".ppe"); };
+        for (int node = 0; node < 2; ++node) {
+            const RunResult m = runProgram({ PPEOUT, "--merge-out", parts.file("node" + std::to_string(node) + ".ppe"),
+                rankFile(2 * node), rankFile(2 * node + 1) });
+            ASSERT_EQ(m.status, 0) << m.err;
+        }
+        const RunResult one = runProgram({ PPEOUT, "--by", "function", dir.path(), "-" });
+        const RunResult two = runProgram({ PPEOUT, "--by", "function", parts.path(), "-" });
+        ASSERT_EQ(one.status, 0) << one.err;
+        ASSERT_EQ(two.status, 0) << two.err;
+        EXPECT_NE(two.out.find("Merged: 4 profiles"), std::string::npos) << two.out;
+        EXPECT_EQ(totalOf(two.out), totalOf(one.out)) << one.out << two.out;
+        const std::vector<Row> a = moduleRows(one.out), b = moduleRows(two.out);
+        ASSERT_FALSE(a.empty()) << one.out;
+        ASSERT_EQ(a.size(), b.size()) << one.out << two.out;
+        for (size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(a[i].name, b[i].name);
+            EXPECT_EQ(a[i].hits, b[i].hits) << a[i].name;
+            EXPECT_EQ(a[i].percent, b[i].percent) << a[i].name;
+        }
+        EXPECT_NE(two.err.find("merges themselves"), std::string::npos) << "the imbalance is by part\n" << two.err;
+    }
+
     // Rank 1 of mpi_imbalance fails `how` ("abort", "exit", "crash") after working 2 units; the others
     // work until mpirun kills them. Every rank leaves a profile: NAME.rankR.ppe when it wrote it
     // before mpirun's SIGKILL, else its live file, which ppeout recovers. A merge of the directory
