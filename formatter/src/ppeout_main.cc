@@ -280,6 +280,8 @@ std::optional<Options> parseOptions(int argc, char** argv)
         return usage(options), std::nullopt;
     if (vm.count("version"))
         return fmt::print("ppeout {}\n", PPE_VERSION), std::nullopt;
+    if (o.args.empty() && !vm["merge-out"].empty())
+        fail("--merge-out MERGED_PPE: expected the profiles to merge (files, directories, quoted patterns)");
     if (o.args.empty())
         fail(
             "expected MAP_FILE PPE_FILE OUTPUT [LISTING...] or PPE_FILE [OUTPUT], got no argument (see ppeout --help)");
