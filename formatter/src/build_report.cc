@@ -1,7 +1,7 @@
 #include "ppe/formatter/build_report.h"
 
+#include "missing_samples.h"
 #include "paths.h"
-#include "ppe/core/missing_samples.h"
 #include "sampled_time.h"
 
 #include <algorithm>
@@ -409,97 +409,6 @@ namespace {
                 row.moreFunctionsHits += row.functions[f].hits;
             row.functions.resize(top);
         }
-    }
-
-    std::string missingReason(const Profile& p)
-    {
-        if (p.mechanism == "perf-ring" && p.ringLost > 0)
-            return fmt::format("the kernel lost {} samples to full ring buffers", p.ringLost);
-        if (p.mechanism == "perf-ring" && p.ringThrottled > 0)
-            return fmt::format("{} ({} times)", kThrottledReason, p.ringThrottled);
-        if (p.mechanism == "perf-ring" && p.ringThrottledKnown)
-            return kShortThreadsReason;
-        if (p.mechanism == "perf-ring") // a profile before issue 35: throttles were not counted
-            return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate), or threads ran for "
-                   "only a few sampling intervals each";
-        if (p.mechanism == "itimer-prof")
-            return "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, "
-                   "allowed at kernel.perf_event_paranoid <= 2, take the asked rate)";
-        return fmt::format(
-            "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
-    }
-
-    // Mechanisms whose process-directed signal goes to any thread that does not block it: a thread
-    // that blocks it has its CPU time sampled in another, and the process's count is whole. (The
-    // perf mechanisms sample user time only, which a thread's CPU time does not separate from system
-    // time; the threads perf-task-clock misses show in the process's count, and perf-ring misses none.)
-    bool processDirected(const Profile& p) { return p.mechanism == "itimer-prof" || p.mechanism == "posix-timer"; }
-
-    // Samples a CPU second of one thread should give: the asked rate for the real-time timer (which
-    // samples a thread while it waits too, so above that); what the threads whose CPU time is known
-    // achieved together for the tick-bound itimer-prof.
-    double threadRate(const Profile& p)
-    {
-        if (p.mechanism == "posix-timer")
-            return p.requestedRate;
-        double samples = 0;
-        double cpu = 0;
-        for (const ThreadSamples& t : p.threads)
-            if (t.tid && t.cpuSeconds > 0) {
-                samples += double(t.samples);
-                cpu += t.cpuSeconds;
-            }
-        return cpu > 0 ? samples / cpu : 0;
-    }
-
-    // The threads that took far fewer samples than their CPU time should have given, in words; "" if none.
-    std::string missingThreads(const Profile& p)
-    {
-        if (!processDirected(p))
-            return "";
-        const double rate = threadRate(p);
-        std::string said;
-        for (const ThreadSamples& t : p.threads) {
-            if (!t.tid || !threadMissesSamples(t.cpuSeconds, t.samples, rate))
-                continue;
-            said += fmt::format(
-                "{}thread {} \"{}\" took {} samples for its {:.2f} s of CPU time (about {:.0f} expected)",
-                said.empty() ? "" : "; ", t.tid, t.name, t.samples, t.cpuSeconds, t.cpuSeconds * rate);
-        }
-        if (said.empty())
-            return said;
-        return said
-            + fmt::format(": it blocks the sampling signal, which {} sent to another thread (its time is "
-                          "counted in the wrong place); PPE_TIMER=ring samples every thread",
-                p.mechanism);
-    }
-
-    // Samples missing against the process's CPU time, and threads missing against their own: a thread
-    // that blocks the sampling signal is never sampled, and these counts are the only trace it leaves.
-    void addMissingSamples(const Profile& p, Totals& t)
-    {
-        const bool perf = samplesUserTimeOnly(p);
-        if ((!perf && p.mechanism != "itimer-prof" && p.mechanism != "posix-timer") || p.requestedRate <= 0
-            || p.activeTime <= 0)
-            return;
-        const double cpu = p.cpuUser + p.cpuSystem;
-        const double userShare = perf && cpu > 0 ? p.cpuUser / cpu : 1.0;
-        std::string said;
-        if (p.mechanism != "posix-timer") { // the real-time timer's rate is wall time, not CPU time
-            const double expected = p.activeTime * userShare * p.requestedRate;
-            if (expected >= kMinExpectedSamples) {
-                t.expectedSamples = expected;
-                t.sampledPercent = 100.0 * double(p.total) / expected;
-            }
-            if (samplesMissing(expected, double(p.total), kMissingPercent))
-                said = fmt::format("only {:.0f}% of the samples the process's CPU time should have given were "
-                                   "taken ({} of {:.0f}): {}",
-                    t.sampledPercent, p.total, expected, missingReason(p));
-        }
-        const std::string threads = missingThreads(p);
-        if (!threads.empty())
-            said += (said.empty() ? "" : "; ") + threads;
-        t.missingSamples = said;
     }
 
     Totals totalsOf(const Profile& p)

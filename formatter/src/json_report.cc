@@ -82,6 +82,16 @@ namespace {
         w.endArray();
     }
 
+    // `value`, or null when it is not known.
+    void nullable(JsonWriter& w, const char* key, bool known, uint64_t value)
+    {
+        w.key(key);
+        if (known)
+            w.value(value);
+        else
+            w.null();
+    }
+
     void profile(JsonWriter& w, const Profile& p)
     {
         w.key("profile");
@@ -122,16 +132,8 @@ namespace {
         w.field("ticks", p.ticks);
         w.field("ring_lost", p.ringLost);
         w.field("ring_foreign", p.ringForeign);
-        w.key("ring_throttled");
-        if (p.ringThrottledKnown)
-            w.value(p.ringThrottled);
-        else
-            w.null();
-        w.key("rank");
-        if (p.rank)
-            w.value(*p.rank);
-        else
-            w.null();
+        nullable(w, "ring_throttled", p.ringThrottledKnown, p.ringThrottled);
+        nullable(w, "rank", p.rank.has_value(), p.rank.value_or(0));
         w.field("merged_profiles", p.mergedProfiles);
         w.field("merged_pids", p.mergedPids);
         w.field("merged_end_reasons", p.mergedEndReasons);
