@@ -361,6 +361,8 @@ void ProfileMerge::addTimes(const Profile& next)
     m_sum.ticks += next.ticks;
     m_sum.ringLost += next.ringLost;
     m_sum.ringForeign += next.ringForeign;
+    m_sum.ringThrottled += next.ringThrottled; // known for the sum only when known for every part
+    m_sum.ringThrottledKnown = m_sum.ringThrottledKnown && next.ringThrottledKnown;
 }
 
 void ProfileMerge::addSamples(Profile& next)

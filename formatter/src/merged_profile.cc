@@ -95,6 +95,8 @@ namespace {
         out += fmt::format("count saturated {}\ncount total {}\n", p.saturated, p.total);
         if (p.mechanism == "perf-ring")
             out += fmt::format("ring-dropped {} {}\n", p.ringLost, p.ringForeign);
+        if (p.mechanism == "perf-ring" && p.ringThrottledKnown)
+            out += fmt::format("ring-throttled {}\n", p.ringThrottled);
     }
 
     void objects(std::string& out, const Profile& p)

@@ -399,6 +399,31 @@ namespace {
         EXPECT_NE(again.back().text.find("merges themselves"), std::string::npos) << again.back().text;
     }
 
+    // perf-ring's throttle records are summed, and known for the sum only when every file knew
+    // them (a profile from before issue 35 says nothing of them); a merged file keeps them.
+    TEST(MergeProfiles, ThrottlesAreSummedAndWrittenWhenEveryFileCountedThem)
+    {
+        std::vector<Profile> ranks;
+        for (uint64_t i = 0; i < 3; ++i) {
+            ranks.push_back(rankProfile(i));
+            ranks.back().mechanism = "perf-ring";
+            ranks.back().ringThrottled = i + 1;
+            ranks.back().ringThrottledKnown = i < 2;
+        }
+        ProfileMerge merge;
+        Messages messages;
+        ASSERT_FALSE(merge.add(ranks[0], "r0", messages));
+        ASSERT_FALSE(merge.add(ranks[1], "r1", messages));
+        const Profile known = writtenAndRead(merge.finish(messages));
+        EXPECT_TRUE(known.ringThrottledKnown);
+        EXPECT_EQ(known.ringThrottled, 3u);
+        for (const Profile& p : ranks)
+            ASSERT_FALSE(merge.add(p, "r", messages));
+        const Profile unknown = merge.finish(messages);
+        EXPECT_FALSE(unknown.ringThrottledKnown) << "r2 did not count them";
+        EXPECT_FALSE(writtenAndRead(unknown).ringThrottledKnown);
+    }
+
     // Files are read on several threads and added in order: the sum, the skipped file and the
     // messages are those of adding one file after the other.
     TEST(MergeProfiles, AMergeOnManyThreadsEqualsOneFileAfterTheOther)
