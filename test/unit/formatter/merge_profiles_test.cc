@@ -399,6 +399,36 @@ namespace {
         EXPECT_NE(again.back().text.find("merges themselves"), std::string::npos) << again.back().text;
     }
 
+    // --merge-out's writer keeps what the reader read: a real profile written, read back and
+    // written again gives the same text, and the fields a report uses are the original's.
+    TEST(MergeProfiles, AWrittenProfileReadsBackAsItWas)
+    {
+        const Result<Profile> original = readProfile(std::string(PPE_REPORT_DATA) + "/ktest.ppe");
+        ASSERT_TRUE(original) << original.error().str();
+        Profile p = *original;
+        p.threads = { { 7, 3, 0.25, 1.5, "a \"quoted\"\tname\x01" } };
+        p.blocked
+            = { { 202, 1.5, 12, { CodeLocation::Kind::Object, 1, 0x20 }, { CodeLocation::Kind::Image, 0, 0x40 }, 7 } };
+        p.scan = BlockingScan { 12, 0.125, 0.001 };
+        Messages messages;
+        const Result<std::string> text = mergedProfileText(p, messages);
+        ASSERT_TRUE(text);
+        const Result<Profile> back = parseProfile(*text, "back.ppe");
+        ASSERT_TRUE(back) << back.error().str() << "\n" << *text;
+        EXPECT_EQ(*mergedProfileText(*back, messages), *text);
+        EXPECT_EQ(back->command, p.command);
+        EXPECT_EQ(back->counts, p.counts);
+        EXPECT_EQ(back->bins.size(), p.bins.size());
+        EXPECT_EQ(back->codeSections.size(), p.codeSections.size());
+        ASSERT_EQ(back->objects.size(), p.objects.size());
+        EXPECT_EQ(back->objects[1].hitsByOffset.size(), p.objects[1].hitsByOffset.size());
+        EXPECT_EQ(back->startTime, p.startTime);
+        EXPECT_DOUBLE_EQ(back->cpuUser, p.cpuUser);
+        EXPECT_EQ(back->threads[0].name, p.threads[0].name);
+        EXPECT_EQ(back->blocked[0].caller.address, 0x40u);
+        EXPECT_EQ(back->rank, p.rank);
+    }
+
     // perf-ring's throttle records are summed, and known for the sum only when every file knew
     // them (a profile from before issue 35 says nothing of them); a merged file keeps them.
     TEST(MergeProfiles, ThrottlesAreSummedAndWrittenWhenEveryFileCountedThem)
