@@ -470,9 +470,13 @@ Profile ProfileMerge::finish(Messages& messages)
             [](const BlockedPlace& a, const BlockedPlace& b) { return a.seconds > b.seconds; });
         sum.rank.reset();
         sum.mergedProfiles = m_processes;
-        sum.mergedPids = summariseNumbers(m_pids);
-        for (const std::string& pids : m_pidTexts)
-            sum.mergedPids += (sum.mergedPids.empty() ? "" : ", ") + pids;
+        std::vector<std::pair<uint64_t, uint64_t>> pids;
+        for (uint64_t pid : m_pids)
+            pids.emplace_back(pid, pid);
+        size_t unsaid = 0;
+        for (const std::string& text : m_pidTexts)
+            readRanges(text, pids, unsaid);
+        sum.mergedPids = summariseRanges(std::move(pids), unsaid);
         sum.mergedEndReasons = countedReasons(m_endReasons);
         if (m_hosts.size() > 1)
             sum.host = fmt::format("{} and {} other host(s)", sum.host, m_hosts.size() - 1);
@@ -538,23 +542,50 @@ Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
     return sum;
 }
 
-std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most)
+std::string summariseRanges(std::vector<std::pair<uint64_t, uint64_t>> ranges, size_t unsaid, size_t most)
 {
-    std::sort(numbers.begin(), numbers.end());
-    std::vector<std::string> ranges;
-    for (size_t i = 0; i < numbers.size();) {
-        size_t j = i;
-        while (j + 1 < numbers.size() && numbers[j + 1] <= numbers[j] + 1)
-            ++j;
-        ranges.push_back(j == i ? fmt::format("{}", numbers[i]) : fmt::format("{}-{}", numbers[i], numbers[j]));
-        i = j + 1;
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<uint64_t, uint64_t>> joined;
+    for (const auto& r : ranges) {
+        if (!joined.empty() && r.first <= joined.back().second + 1)
+            joined.back().second = std::max(joined.back().second, r.second);
+        else
+            joined.push_back(r);
     }
     std::string out;
-    for (size_t i = 0; i < ranges.size() && i < most; ++i)
-        out += (i ? ", " : "") + ranges[i];
-    if (ranges.size() > most)
-        out += fmt::format(" and {} more", ranges.size() - most);
-    return out;
+    for (size_t i = 0; i < joined.size() && i < most; ++i)
+        out += (i ? ", " : "")
+            + (joined[i].first == joined[i].second ? fmt::format("{}", joined[i].first)
+                                                   : fmt::format("{}-{}", joined[i].first, joined[i].second));
+    const size_t more = unsaid + (joined.size() > most ? joined.size() - most : 0);
+    return more ? out + fmt::format(" and {} more", more) : out;
+}
+
+std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (uint64_t n : numbers)
+        ranges.emplace_back(n, n);
+    return summariseRanges(std::move(ranges), 0, most);
+}
+
+void readRanges(const std::string& text, std::vector<std::pair<uint64_t, uint64_t>>& ranges, size_t& unsaid)
+{
+    const size_t more = text.find(" and ");
+    if (more != std::string::npos)
+        unsaid += std::strtoull(text.c_str() + more + 5, nullptr, 10);
+    const char* at = text.c_str();
+    const char* end = at + (more == std::string::npos ? text.size() : more);
+    while (at < end) {
+        char* next = nullptr;
+        const uint64_t first = std::strtoull(at, &next, 10);
+        if (next == at)
+            break;
+        const uint64_t last = *next == '-' ? std::strtoull(next + 1, &next, 10) : first;
+        ranges.emplace_back(first, std::max(first, last));
+        for (at = next; at < end && (*at == ',' || *at == ' ');)
+            ++at;
+    }
 }
 
 } // namespace ppe::formatter

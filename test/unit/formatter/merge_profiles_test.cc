@@ -212,6 +212,13 @@ namespace {
     {
         EXPECT_EQ(summariseNumbers({ 7, 3, 4, 5, 9 }), "3-5, 7, 9");
         EXPECT_EQ(summariseNumbers({ 1, 3, 5, 7 }, 2), "1, 3 and 2 more");
+        // A merge of merged files reads their texts back: ranges joined, the unsaid ones counted.
+        std::vector<std::pair<uint64_t, uint64_t>> ranges;
+        size_t unsaid = 0;
+        readRanges("1-3, 7 and 4 more", ranges, unsaid);
+        readRanges("4-6, 9", ranges, unsaid);
+        EXPECT_EQ(summariseRanges(ranges, unsaid), "1-7, 9 and 4 more");
+        EXPECT_EQ(summariseRanges(ranges, unsaid, 1), "1-7 and 5 more");
     }
 
     TEST(Imbalance, TheRankWithTheLargestShareOfAModuleIsNamed)
@@ -372,7 +379,7 @@ namespace {
         ASSERT_TRUE(two);
         EXPECT_EQ(two->mergedProfiles, 12u) << "the processes, not the parts";
         EXPECT_EQ(two->mergedEndReasons, one->mergedEndReasons);
-        EXPECT_EQ(two->mergedPids, "1000-1004, 1005-1011");
+        EXPECT_EQ(two->mergedPids, "1000-1011") << "the parts' ranges joined";
         EXPECT_EQ(two->counts, one->counts);
         EXPECT_EQ(two->binWidth, one->binWidth);
         ASSERT_EQ(two->bins.size(), one->bins.size());

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ppe::formatter {
@@ -80,5 +81,12 @@ Result<Profile> mergeProfileFiles(const std::vector<std::string>& files,
 
 // "1201-1204, 1310": the numbers in ranges, at most `most` of them ("... and 12 more").
 std::string summariseNumbers(std::vector<uint64_t> numbers, size_t most = 8);
+
+// The same of ranges [first, last] (overlapping or adjacent ones joined), with `unsaid` more ranges
+// that are not known (a merged file's own " and N more").
+std::string summariseRanges(std::vector<std::pair<uint64_t, uint64_t>> ranges, size_t unsaid, size_t most = 8);
+
+// summariseNumbers' text read back: its ranges added to `ranges`, its " and N more" to `unsaid`.
+void readRanges(const std::string& text, std::vector<std::pair<uint64_t, uint64_t>>& ranges, size_t& unsaid);
 
 } // namespace ppe::formatter
