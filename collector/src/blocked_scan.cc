@@ -1,6 +1,7 @@
 #include "blocked_scan.h"
 
 #include "collector_state.h"
+#include "initially.h"
 #include "lifecycle.h"
 #include "service_thread.h"
 #include "task_list.h"
@@ -26,12 +27,12 @@ namespace {
     constexpr uint64_t kMaxPeriodsCredited = 64;
 
     struct ScanState {
-        int job = -1;
+        Initially<int, -1> job;
         uint64_t intervalNs = 0;
         uint64_t lastNs = 0; // when the previous scan credited its time
         uint64_t meanCostNs = 0; // moving average of one scan's CPU time
         uint64_t periodNs = 0; // the period now
-        uint64_t random = 0x9e3779b97f4a7c15ull;
+        Initially<uint64_t, 0x9e3779b97f4a7c15ull> random; // xorshift64, never 0
         uint64_t scans = 0;
         uint64_t costNs = 0;
         uint64_t periodSumNs = 0;

@@ -1,6 +1,7 @@
 #include "checkpoints.h"
 
 #include "collector_state.h"
+#include "initially.h"
 #include "live_directory.h"
 #include "live_state.h"
 #include "service_thread.h"
@@ -20,8 +21,8 @@ namespace {
     constexpr uint64_t kOnRequestOnlyNs = 100ull * 365 * 24 * 3600 * 1'000'000'000;
 
     MapsScratch* g_liveMaps = nullptr; // the live-state job's reading of /proc/self/maps
-    int g_liveStateJob = -1;
-    int g_checkpointJob = -1;
+    Initially<int, -1> g_liveStateJob;
+    Initially<int, -1> g_checkpointJob;
 
     // On the collector thread: what a recovery of the live file needs, as of now (live_state.h).
     void refreshLiveState(LiveProfile& live, Phase phase)

@@ -17,8 +17,20 @@ namespace ppe {
 
 enum class Phase { Off, Ready, Running, Stopped };
 
-struct Collector {
+// All zeros: load() reads the environment into g_ppe.config before anything reads it. Config's own
+// defaults are not zero, and a non-zero member would put all of g_ppe in .data, copied into every
+// process the collector is loaded into.
+constexpr Config unreadConfig()
+{
     Config config;
+    config.pages = 0;
+    config.interval = 0;
+    config.children = false;
+    return config;
+}
+
+struct Collector {
+    Config config = unreadConfig();
     std::atomic<Phase> phase { Phase::Off };
     std::atomic<LiveProfile*> live { nullptr };
     OutputScratch* finalScratch = nullptr; // the final profile's memory (exit path)

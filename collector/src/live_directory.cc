@@ -1,5 +1,6 @@
 #include "live_directory.h"
 
+#include "initially.h"
 #include "ppe/core/output_file.h"
 #include "service_thread.h"
 
@@ -15,7 +16,7 @@ namespace ppe {
 namespace {
 
     struct Held {
-        int dir = -1; // in the table of collector thread `tid` only
+        Initially<int, -1> dir; // in the table of collector thread `tid` only
         pid_t tid = 0;
         dev_t device = 0; // the live file's
         ino_t inode = 0;

@@ -1,5 +1,6 @@
 #include "perf_events.h"
 
+#include "initially.h"
 #include "task_list.h"
 
 #include <cerrno>
@@ -19,7 +20,7 @@ namespace {
     constexpr rlim_t kSmallestTop = 1024; // a table this large is rarely filled
 
     struct Owned {
-        int fd = -1;
+        Initially<int, -1> fd;
         uint64_t id = 0;
     };
 

@@ -1,6 +1,7 @@
 #include "ring_sampler.h"
 
 #include "fork_table.h"
+#include "initially.h"
 #include "messages.h"
 #include "perf_events.h"
 #include "sampler.h"
@@ -46,7 +47,7 @@ namespace {
     };
 
     struct Ring {
-        int fd = -1; // -1: none (opened without room for one, or the program closed or replaced it)
+        Initially<int, -1> fd; // -1: none (opened without room for one, or the program closed or replaced it)
         char* base = nullptr; // the metadata page, then dataBytes of ring
     };
 
@@ -61,7 +62,7 @@ namespace {
         RingHooks hooks {};
         pid_t pid = 0;
         std::atomic<bool> draining { false };
-        int job = -1; // the collector thread's drain
+        Initially<int, -1> job; // the collector thread's drain
         uint64_t periodNs = 0; // its period now
         uint64_t fixedPeriodNs = 0; // PPE_RING_DRAIN_MS: never adapted
         // A ring without a descriptor cannot be disabled: it samples from its opening to its unmapping,

@@ -51,7 +51,7 @@ namespace {
         timer_t timer {};
         bool haveTimer = false;
         std::atomic<bool> fanOutBusy { false };
-        unsigned ticksSinceRefresh = kThreadRefreshTicks;
+        unsigned ticksToRefresh = 0; // 0: the thread list is refreshed at the next tick
         pid_t threads[kMaxThreads] = {};
         int threadCount = 0;
     };
@@ -104,11 +104,12 @@ namespace {
         State& s = g_sampler;
         if (s.fanOutBusy.exchange(true, std::memory_order_acquire))
             return; // another thread is forwarding this tick's predecessor
-        if (++s.ticksSinceRefresh >= kThreadRefreshTicks) {
+        if (s.ticksToRefresh == 0) {
             const int n = listThreads(s.threads, kMaxThreads);
             s.threadCount = n > 0 ? n : 0;
-            s.ticksSinceRefresh = 0;
+            s.ticksToRefresh = kThreadRefreshTicks;
         }
+        --s.ticksToRefresh;
         const pid_t self = currentTid();
         const pid_t quiet = s.hooks.quietThread ? s.hooks.quietThread() : 0;
         for (int i = 0; i < s.threadCount; ++i) {
@@ -560,7 +561,7 @@ bool rearmSamplerInChild(const char** why)
     s.running.store(false, std::memory_order_relaxed);
     s.pid = getpid();
     s.threadCount = 0;
-    s.ticksSinceRefresh = kThreadRefreshTicks;
+    s.ticksToRefresh = 0;
     s.fanOutBusy.store(false, std::memory_order_relaxed);
     // The parent's descriptors name the parent's events: ioctls on them would pause the parent.
     closePerfEvents();
