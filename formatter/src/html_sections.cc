@@ -1,6 +1,7 @@
 // The HTML report's tables beside the modules: shared objects, blocked time, threads, the ranks of
 // a merge.
 #include "html_common.h"
+#include "ppe/formatter/thread_report.h"
 
 #include <map>
 
@@ -103,16 +104,7 @@ void blockedSection(std::string& out, const Report& r)
     out += fmt::format("<p class=\"note\">Threads ran {:.2f} s (sampled) and waited {:.2f} s, found by {} scans of "
                        "/proc/self/task every {:.1f} ms on average, costing {:.2f} s of CPU.</p>\n",
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
-    if (b.byThread)
-        out += fmt::format("<p class=\"note\">Waits by thread. The program's own threads (they waited with a call of "
-                           "its code on the stack) {:.2f} s, listed first; threads that never did (a library's helper "
-                           "threads) {:.2f} s, after them.</p>\n",
-            b.programSeconds, b.helperSeconds);
-    else
-        out += fmt::format("<p class=\"note\">The program's own waits (a call of its code on the stack) {:.2f} s, "
-                           "listed first; waits with no program code on the stack (a library's helper threads) {:.2f} "
-                           "s, after them (Called from -).</p>\n",
-            b.programSeconds, b.helperSeconds);
+    out += "<p class=\"note\">" + esc(blockedGroupsLine(b, " ")) + ".</p>\n";
     if (b.rows.empty())
         return void(out += "</section>\n");
     out += "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Thread</th><th>System call</th>"

@@ -1,3 +1,4 @@
+#include "ppe/formatter/thread_report.h"
 #include "text_common.h"
 
 #include <fmt/format.h>
@@ -30,16 +31,7 @@ void blockedText(std::string& out, const Report& report)
         b.runningSeconds, b.blockedSeconds, b.scans, b.scanPeriod * 1e3, b.scanCost);
     if (b.rows.empty())
         return;
-    if (b.byThread)
-        out += fmt::format(" Waits by thread. The program's own threads (they waited with a call of its code on the "
-                           "stack) {:.2f} s, listed first;\n threads that never did (a library's helper threads, such "
-                           "as MPI progress threads) {:.2f} s, listed after them\n",
-            b.programSeconds, b.helperSeconds);
-    else
-        out += fmt::format(" The program's own waits (a call of its code on the stack) {:.2f} s, listed first; waits "
-                           "with no program code on the stack\n (threads that ran none: a library's helper threads, "
-                           "such as MPI progress threads) {:.2f} s, listed after them\n",
-            b.programSeconds, b.helperSeconds);
+    out += " " + blockedGroupsLine(b, "\n ") + "\n";
     size_t callWidth = 12, siteWidth = 10;
     for (const BlockedRow& row : b.rows) {
         callWidth = std::max(callWidth, row.call.size());

@@ -178,4 +178,17 @@ void addBlockedTime(Report& report, const PlaceNamer& name)
     report.blocked = std::move(b);
 }
 
+std::string blockedGroupsLine(const BlockedTime& b, const std::string& lineBreak)
+{
+    if (b.byThread)
+        return fmt::format("Waits by thread. The program's own threads (they waited with a call of its code on the "
+                           "stack) {:.2f} s, listed first;{}threads that never did (a library's helper threads, such "
+                           "as MPI progress threads) {:.2f} s, listed after them",
+            b.programSeconds, lineBreak, b.helperSeconds);
+    return fmt::format("The program's own waits (a call of its code on the stack) {:.2f} s, listed first; waits with "
+                       "no program code on the stack{}(threads that ran none: a library's helper threads, such as "
+                       "MPI progress threads) {:.2f} s, listed after them",
+        b.programSeconds, lineBreak, b.helperSeconds);
+}
+
 } // namespace ppe::formatter

@@ -1,5 +1,6 @@
 // debuginfo over real programs (C++ with templates, inlining and a .cold part, DWARF 4 and 5, a
 // shared library, a fully static program), checked against nm, readelf and addr2line.
+#include "load_debug_info.h"
 #include "ppe/debuginfo/debug_info.h"
 
 #include "run_program.h"
@@ -19,13 +20,6 @@ namespace {
 
     using testing::runProgram;
     using testing::TempDir;
-
-    DebugInfo load(const std::string& path, const Options& options = {})
-    {
-        auto info = loadDebugInfo(path, options);
-        EXPECT_TRUE(info.ok()) << (info.ok() ? "" : info.error().str());
-        return info.ok() ? std::move(info.value()) : DebugInfo {};
-    }
 
     struct NmSymbol {
         uint64_t address, size;

@@ -1,6 +1,7 @@
 // Code that only .eh_frame describes (a stripped library's static functions), named through
 // .eh_frame_hdr's search table for the sampled addresses alone: the same names and ranges as the
 // decode of the whole .eh_frame, and the whole decode again where the table is missing or damaged.
+#include "load_debug_info.h"
 #include "ppe/debuginfo/debug_info.h"
 
 #include "run_program.h"
@@ -17,13 +18,6 @@ namespace {
 
     using testing::runProgram;
     using testing::TempDir;
-
-    DebugInfo load(const std::string& path, const Options& options = {})
-    {
-        auto info = loadDebugInfo(path, options);
-        EXPECT_TRUE(info.ok()) << (info.ok() ? "" : info.error().str());
-        return info.ok() ? std::move(info.value()) : DebugInfo {};
-    }
 
     // DI_FRAMES_LIB stripped of every symbol but the exported one, in `dir`.
     std::string strippedLibrary(const TempDir& dir)

@@ -2,6 +2,7 @@
 // what the full read gives about those addresses: the same units (names, ranges), and in the
 // units read the same functions, line rows and inlined code. On real two-unit programs built
 // here by gcc (with .debug_aranges; DWARF 5 and 4; compressed sections) and clang (without).
+#include "load_debug_info.h"
 #include "ppe/debuginfo/debug_info.h"
 
 #include <gtest/gtest.h>
@@ -13,13 +14,6 @@
 
 namespace ppe::debuginfo {
 namespace {
-
-    DebugInfo load(const std::string& path, const Options& options = {})
-    {
-        auto info = loadDebugInfo(path, options);
-        EXPECT_TRUE(info.ok()) << (info.ok() ? "" : info.error().str());
-        return info.ok() ? std::move(info.value()) : DebugInfo {};
-    }
 
     DebugInfo loadWanted(const std::string& path, std::vector<AddressRange> wanted)
     {

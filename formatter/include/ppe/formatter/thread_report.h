@@ -22,6 +22,11 @@ using PlaceNamer = std::function<std::string(const CodeLocation&)>;
 // Fills report.blocked when the profile sampled blocked threads.
 void addBlockedTime(Report& report, const PlaceNamer& name);
 
+// The words above the blocked-time table on its two groups, the program's own waits and the
+// helper threads' (issue 34), with `lineBreak` between their halves (the text report's lines are
+// broken by hand).
+std::string blockedGroupsLine(const BlockedTime& b, const std::string& lineBreak);
+
 // The running time one sample stands for: the active CPU time over the samples where a CPU-time
 // mechanism measured it (a tick-bound fallback takes fewer samples than asked), else the interval.
 double secondsPerSample(const Profile& profile);
