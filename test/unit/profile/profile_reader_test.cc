@@ -394,6 +394,9 @@ namespace {
         expectError(withLineAfter(45, "blocked 230 1.0 3 - - x"), 46, "blocked: expected"); // the tid
         expectError(withLineAfter(45, "blocked 230 1.0 3 - - 7 8"), 46, "blocked: expected");
         expectError(withLineAfter(45, "blocking-scan 3 0.1"), 46, "blocking-scan: expected SCANS");
+        expectError(withLineAfter(45, "ring-throttled"), 46, "ring-throttled must be one decimal number");
+        expectError(withLineAfter(45, "ring-throttled -1"), 46, "ring-throttled must be one decimal number");
+        expectError(withLineAfter(45, "ring-throttled 3 4"), 46, "ring-throttled must be one decimal number");
     }
 
     TEST(ProfileReader, ErrorNamesTheFile)
