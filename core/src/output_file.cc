@@ -418,6 +418,10 @@ namespace {
         return highest + 1;
     }
 
+    // A number of 9 digits nobody could have taken in advance: no directory holds enough planted
+    // backups to fill them.
+    unsigned long randomBackupNumber() { return 100'000'000 + randomBits() % 900'000'000; }
+
     int keepBackupIn(int dir, const char* name)
     {
         struct stat st { };
@@ -426,8 +430,11 @@ namespace {
         if (S_ISDIR(st.st_mode))
             return EISDIR;
         char backup[NAME_MAX + 1];
-        unsigned long n = nextBackupNumber(dir, name);
-        for (int attempt = 0; attempt < kBackupTries; ++attempt, ++n) {
+        const unsigned long next = nextBackupNumber(dir, name);
+        // The numbers after the highest plausible one, then random ones: another user's thousand
+        // files after a plausible number must not stop the profile.
+        for (int attempt = 0; attempt < kBackupTries + kTemporaryTries; ++attempt) {
+            const unsigned long n = attempt < kBackupTries ? next + unsigned(attempt) : randomBackupNumber();
             size_t used = 0;
             backup[0] = '\0';
             if (!append(backup, sizeof(backup), &used, name) || !append(backup, sizeof(backup), &used, ".~")

@@ -441,6 +441,24 @@ namespace {
         EXPECT_EQ(readFile(path("run.ppe.~1002~")), "planted\n");
     }
 
+    // 1001 empty files `run.ppe.~2001~` .. `.~3001~` (the first plausible, the thousand numbers
+    // after it taken) used to exhaust the thousand tries: "File exists", no profile, the previous
+    // one kept. Random 9-digit numbers follow the tries: no directory holds enough files to block them.
+    TEST_F(OutputFileTest, AThousandPlantedBackupNumbersStopNothing)
+    {
+        writeFile(path("run.ppe"), "previous\n");
+        for (int n = 2001; n <= 3001; ++n)
+            writeFile(path("run.ppe.~" + std::to_string(n) + "~"), "");
+        ASSERT_EQ(commitText("run.ppe", "new\n"), 0);
+        EXPECT_EQ(readFile(path("run.ppe")), "new\n");
+        std::vector<std::string> kept;
+        for (const std::string& name : names())
+            if (name.starts_with("run.ppe.~") && readFile(path(name)) == "previous\n")
+                kept.push_back(name);
+        ASSERT_EQ(kept.size(), 1u) << "the previous result is kept once";
+        EXPECT_TRUE(std::regex_match(kept[0], std::regex(R"(run\.ppe\.~[1-9][0-9]{8}~)"))) << kept[0];
+    }
+
     TEST_F(OutputFileTest, BackupNamesWithLeadingZerosAreNotBackups)
     {
         writeFile(path("run.ppe.~007~"), "x");
