@@ -142,6 +142,19 @@ namespace {
         expectLimit(r, test::kGoldenLines + kMaxProfileThreads, "more than 65536 'thread' records");
     }
 
+    // Objects 2 .. kMaxProfileObjects after the golden profile's two (lines 41-42): the one past
+    // the limit is the error, on its own line.
+    TEST_F(InputLimits, ObjectRecordsAreCapped)
+    {
+        std::string text(kGoldenText);
+        std::string objects;
+        for (size_t i = 2; i <= kMaxProfileObjects; ++i)
+            objects += "object " + std::to_string(i) + " 0 none \"/lib/o" + std::to_string(i) + ".so\"\n";
+        text.insert(text.find("object-hit "), objects);
+        const Result<Profile> r = readProfile(write("o.ppe", text));
+        expectLimit(r, 42 + kMaxProfileObjects - 1, "more than 4096 'object' records");
+    }
+
     TEST_F(InputLimits, BinCountIsCapped)
     {
         std::string text(kGoldenText);
