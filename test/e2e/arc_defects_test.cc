@@ -120,7 +120,7 @@ TEST(ArcDefects, WrongElfOfTheSameArchitectureIsRefused)
     EXPECT_NE(error.find("build id of the ELF " + mathlibId + ", of the target " + splitId), std::string::npos)
         << error;
     if (!haveQemuArc())
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     r = sampleSpawned(PPE_LOOP_ARC, std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + PPE_SPLIT_ARC,
         dir.file("wrong-arc.ppe"), { "--duration", "1" });
     EXPECT_EQ(r.status, 1) << r.err;
@@ -143,7 +143,7 @@ TEST(ArcDefects, WrongElfOfTheSameArchitectureIsRefused)
 TEST(ArcDefects, WrongArchitectureNamesBothMachines)
 {
     if (!haveQemuArc())
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     RunResult r = sampleSpawned(PPE_SPLIT_NATIVE,
         std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + PPE_SPLIT_ARC, dir.file("x.ppe"));
@@ -219,7 +219,7 @@ TEST(ArcDefects, RemoteHeaderOfAStrippedProgramInLibm)
 TEST(ArcDefects, QemuIsNamedInAWarning)
 {
     if (!haveQemuArc())
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     RunResult r = sampleSpawned(PPE_SPLIT_ARC,
         std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + PPE_SPLIT_ARC + " 1500 1000",
@@ -237,7 +237,7 @@ TEST(ArcDefects, QemuIsNamedInAWarning)
 TEST(ArcDefects, QemuUnderAnotherNameIsKnownByItsOwnQuery)
 {
     if (!haveQemuArc())
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     const std::string wrapper = dir.file("arc-sim");
     std::ofstream(wrapper) << "#!/bin/sh\nexec " << PPE_QEMU_ARC << " -L /usr/arc-linux-gnu \"$@\"\n";
@@ -264,7 +264,7 @@ TEST(ArcDefects, QemuUnderAnotherNameIsKnownByItsOwnQuery)
 TEST(ArcDefects, BaselineGivesTheSlowdownAgainstAnUnsampledRun)
 {
     if (!haveQemuArc())
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     // A fixed amount of work (10000 rounds, about 1 s under qemu-arc here), not split's default
     // fixed time: a program that runs for a given time takes as long sampled as unsampled.
@@ -308,7 +308,7 @@ TEST(ArcDefects, BaselineGivesTheSlowdownAgainstAnUnsampledRun)
 TEST(ArcDefects, AShortProgramUnderQemuIsSampledFromItsStart)
 {
     if (!haveQemuArc() || !executable(PPE_SHAPES_ARC))
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     RunResult r = sampleSpawned(PPE_SHAPES_ARC,
         std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + PPE_SHAPES_ARC, dir.file("s.ppe"),

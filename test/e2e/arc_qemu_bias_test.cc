@@ -71,7 +71,7 @@ Sampled sampleAt(const std::string& interval, const std::string& n, const std::s
 TEST(ArcQemuBias, SharesAgainstTimingVariants)
 {
     if (!executable(PPE_QEMU_ARC) || !executable(PPE_SHAPES_ARC))
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     const double branchy = cpuOf("branchy", "20000000"), tight = cpuOf("tight", "20000000");
     const double both = cpuOf("both", "20000000");
     ASSERT_GT(branchy, 0.1);

@@ -174,7 +174,7 @@ TEST(ArcSplit, QemuAarch64)
 TEST(ArcSplit, QemuArc)
 {
     if (!executable(PPE_QEMU_ARC) || !executable(PPE_SPLIT_ARC))
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     const std::string split = PPE_SPLIT_ARC;
     checkSplit(split, split + ".map", std::string(PPE_QEMU_ARC) + " -L /usr/arc-linux-gnu -g {PORT} " + split, 3000,
         { "--interval", "2" });
@@ -280,7 +280,7 @@ std::vector<TextLine> hitLines(const std::string& report)
 TEST(ArcEndToEnd, HotLineFromTheArcListing)
 {
     if (!executable(PPE_QEMU_ARC) || !executable(PPE_SPLIT_ARC))
-        GTEST_SKIP() << "qemu-arc (../shared/tools/qemu-arc) or arc-linux-gnu-gcc-12 is absent";
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     const std::string split = PPE_SPLIT_ARC;
     TempDir dir;
     const std::string out = dir.file("split.ppe");

@@ -7,8 +7,7 @@ find_program(PPE_GDBSERVER gdbserver)
 find_program(PPE_QEMU_AARCH64 qemu-aarch64)
 find_program(PPE_AARCH64_GCC aarch64-linux-gnu-gcc)
 find_program(PPE_ARC_GCC arc-linux-gnu-gcc-12)
-find_program(PPE_QEMU_ARC qemu-arc PATHS ${PROJECT_SOURCE_DIR}/../shared/tools ${PROJECT_SOURCE_DIR}/../../shared/tools
-  NO_DEFAULT_PATH)
+include(${PROJECT_SOURCE_DIR}/test/qemu_arc.cmake)
 
 # The cross builds, each with its map; the ARC one with its listing too (-Wa,-adhln).
 set(split_cross)
@@ -62,9 +61,9 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"
   PPE_QEMU_ARC="$<$<BOOL:${PPE_QEMU_ARC}>:${PPE_QEMU_ARC}>")
-# Label e2e-arc (one label, as e2e-slurm): ppe-arc samples through a debug server and never opens
+# Label e2e-arc (and e2e, test/labels.cmake): ppe-arc samples through a debug server and never opens
 # a perf event, so .ci/run leaves these out of its step where perf events are refused.
-gtest_discover_tests(ppe_arc_e2e_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e-arc)
+ppe_discover_tests(ppe_arc_e2e_tests e2e-arc PRE_TEST)
 
 # ppe_arc_threads_tests: examples/threads.cc (workers doing 1:2:3:4 units of work) through the real
 # gdbserver in non-stop and all-stop mode, formatted by the real ppeout.
@@ -76,4 +75,4 @@ target_compile_definitions(ppe_arc_threads_tests PRIVATE
   PPEOUT="$<TARGET_FILE:ppeout>"
   PPE_THREADS="$<TARGET_FILE:threads>"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>")
-gtest_discover_tests(ppe_arc_threads_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e-arc)
+ppe_discover_tests(ppe_arc_threads_tests e2e-arc PRE_TEST)

@@ -22,7 +22,6 @@ add_test(NAME slurm_cluster_stop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/../slurm/cl
 set_tests_properties(slurm_cluster_start PROPERTIES FIXTURES_SETUP slurm_cluster LABELS "e2e;slurm")
 set_tests_properties(slurm_cluster_stop PROPERTIES FIXTURES_CLEANUP slurm_cluster LABELS "e2e;slurm")
 # POST_BUILD: CTest resolves fixtures before it runs anything, so the tests must be known by then.
-# One label, e2e-slurm (the discovery flattens a list of labels): ctest -L and -LE take regular
-# expressions, so -L e2e and -L slurm both select them, and -LE slurm leaves them out.
-gtest_discover_tests(ppe_batch_tests DISCOVERY_MODE POST_BUILD
-  PROPERTIES LABELS e2e-slurm FIXTURES_REQUIRED slurm_cluster)
+# Label e2e-slurm, with e2e, and slurm on the SlurmTest ones (test/labels.cmake): ctest -L and -LE
+# take regular expressions, so -L e2e and -L slurm select them all, and -LE slurm leaves them out.
+ppe_discover_tests(ppe_batch_tests e2e-slurm POST_BUILD FIXTURES_REQUIRED slurm_cluster)

@@ -8,4 +8,4 @@ add_dependencies(ppe_signals_untouched_tests signals_untouched ppe ppe_launcher)
 target_compile_definitions(ppe_signals_untouched_tests PRIVATE
   PPE_LAUNCHER="$<TARGET_FILE:ppe_launcher>"
   PPE_SIGNALS_UNTOUCHED="$<TARGET_FILE:signals_untouched>")
-gtest_discover_tests(ppe_signals_untouched_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS e2e)
+ppe_discover_tests(ppe_signals_untouched_tests e2e PRE_TEST)

@@ -194,7 +194,7 @@ TEST_F(Live, QemuArc)
 {
     std::string qemuArc = std::getenv("QEMU_ARC") ? std::getenv("QEMU_ARC") : PPE_QEMU_ARC;
     if (!executable(qemuArc))
-        GTEST_SKIP() << "qemu-arc not found (../shared/tools/qemu-arc beside the checkout, or $QEMU_ARC)";
+        GTEST_SKIP() << "qemu-arc not found ($QEMU_ARC, or test/README.md: -DPPE_QEMU_ARC, PATH, ../shared/tools)";
     if (!executable(PPE_LOOP_ARC))
         GTEST_SKIP() << "arc-linux-gnu-gcc-12 not found (Debian: gcc-12-arc-linux-gnu libc6-dev-arc-cross)";
     int port = freePort();
@@ -282,6 +282,6 @@ TEST_F(Live, QemuArcAnswersPOnlyAfterTheDescription)
 {
     std::string qemuArc = std::getenv("QEMU_ARC") ? std::getenv("QEMU_ARC") : PPE_QEMU_ARC;
     if (!executable(qemuArc) || !executable(PPE_LOOP_ARC))
-        GTEST_SKIP() << "qemu-arc or arc-linux-gnu-gcc-12 not found (../shared/tools/qemu-arc or $QEMU_ARC)";
+        GTEST_SKIP() << "qemu-arc or arc-linux-gnu-gcc-12 not found ($QEMU_ARC, or test/README.md)";
     expectPOnlyAfterDescription(qemuArc, "/usr/arc-linux-gnu", PPE_LOOP_ARC, 36);
 }
