@@ -5,8 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <sstream>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ppe::gdbremote {
@@ -43,6 +44,50 @@ namespace {
         if (::fsync(fd) != 0)
             return Error { path, 0, std::string("cannot flush the undo journal: ") + std::strerror(errno) };
         return std::monostate {};
+    }
+
+    // A journal is trusted only when it is a plain file of the effective user's or root's: one of
+    // another user's would choose the writes `ppe-arc restore` makes to the target (issue 32).
+    const char* distrust(int fd)
+    {
+        struct stat st { };
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+            return "not a regular file";
+        if (st.st_uid != ::geteuid() && st.st_uid != 0)
+            return "it belongs to another user";
+        if (st.st_nlink != 1)
+            return "it has other names (a hard link)";
+        return nullptr;
+    }
+
+    // Opens the journal to append to it: never through a symlink, and only a file of the user's, so
+    // that another user in a shared directory cannot aim the writes elsewhere.
+    int openToAppend(const std::string& path, bool first)
+    {
+        const int fd
+            = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (first ? O_CREAT | O_EXCL : 0), 0600);
+        if (fd >= 0 && distrust(fd)) {
+            ::close(fd);
+            errno = EPERM;
+            return -1;
+        }
+        return fd;
+    }
+
+    // A new file beside `path` under an unguessable name (O_EXCL: a planted name or symlink is never
+    // followed); its name in `*name`.
+    int createTemporary(const std::string& path, std::string* name)
+    {
+        for (int attempt = 0; attempt < 16; ++attempt) {
+            uint64_t random = 0;
+            if (::getrandom(&random, sizeof random, 0) != sizeof random)
+                return -1;
+            *name = path + "." + hexNumber(random) + ".new";
+            const int fd = ::open(name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+            if (fd >= 0 || errno != EEXIST)
+                return fd;
+        }
+        return -1;
     }
 
     Result<UndoEntry> parseEntry(const std::string& line, const std::string& path, size_t number)
@@ -82,12 +127,19 @@ UndoJournal::UndoJournal(std::string path, std::string remote)
 
 Result<UndoJournal> UndoJournal::load(const std::string& path)
 {
-    std::ifstream file(path);
-    if (!file)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return Error { path, 0, std::string("cannot open the undo journal: ") + std::strerror(errno) };
+    if (const char* why = distrust(fd)) {
+        ::close(fd);
+        return Error { path, 0, std::string("not trusted as an undo journal: ") + why };
+    }
     std::string text(1 << 20, '\0'); // bounded: a journal of a few changes is a few kilobytes
-    file.read(text.data(), std::streamsize(text.size()));
-    text.resize(size_t(file.gcount()));
+    size_t size = 0;
+    for (ssize_t n = 1; n > 0 && size<text.size(); size += n> 0 ? size_t(n) : 0)
+        n = ::read(fd, text.data() + size, text.size() - size);
+    ::close(fd);
+    text.resize(size);
     return parse(text, path);
 }
 
@@ -116,12 +168,14 @@ Result<std::monostate> UndoJournal::add(const UndoEntry& entry)
     // The first change creates the file, never over one left by an earlier run (its changes may
     // still be in the target: `ppe-arc restore` first).
     const bool first = m_entries.empty();
-    const int fd = ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | (first ? O_CREAT | O_EXCL : 0), 0600);
+    const int fd = openToAppend(m_path, first);
     if (fd < 0)
         return Error { m_path, 0,
             errno == EEXIST ? "an undo journal of an earlier run is here: undo it with `ppe-arc restore --journal "
                     + m_path + "` first"
-                            : std::string("cannot open the undo journal: ") + std::strerror(errno) };
+                : errno == ELOOP || errno == EPERM
+                ? "the undo journal's name holds a symlink or a file not of this user's: not followed, not trusted"
+                : std::string("cannot open the undo journal: ") + std::strerror(errno) };
     std::string text = first ? std::string(kHeader) + "\nremote " + m_remote + "\n" : std::string();
     text += lineOf(entry) + "\n";
     auto written = writeAll(fd, text, m_path);
@@ -138,8 +192,8 @@ Result<std::monostate> UndoJournal::rewrite()
             return Error { m_path, 0, std::string("cannot remove the undo journal: ") + std::strerror(errno) };
         return std::monostate {};
     }
-    const std::string temporary = m_path + ".new";
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    std::string temporary;
+    const int fd = createTemporary(m_path, &temporary);
     if (fd < 0)
         return Error { temporary, 0, std::string("cannot write the undo journal: ") + std::strerror(errno) };
     std::string text = std::string(kHeader) + "\nremote " + m_remote + "\n";
@@ -148,7 +202,9 @@ Result<std::monostate> UndoJournal::rewrite()
     auto written = writeAll(fd, text, temporary);
     ::close(fd);
     if (written && ::rename(temporary.c_str(), m_path.c_str()) != 0)
-        return Error { m_path, 0, std::string("cannot replace the undo journal: ") + std::strerror(errno) };
+        written = Error { m_path, 0, std::string("cannot replace the undo journal: ") + std::strerror(errno) };
+    if (!written)
+        ::unlink(temporary.c_str());
     return written;
 }
 

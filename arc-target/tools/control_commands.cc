@@ -6,6 +6,7 @@
 // detaches. The counters of issue 37 make their changes through the same TargetAccess.
 #include "control_commands.h"
 
+#include "ppe/core/output_file.h"
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/session_start.h"
 #include "ppe/gdbremote/target_access.h"
@@ -16,7 +17,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -43,13 +44,22 @@ std::string defaultJournal(const std::string& remote)
 
 std::vector<TranscriptLine> g_lines; // --transcript: every frame, both directions
 
-// Writes the transcript of the session (--transcript) when asked, as the capture tool does.
+// Writes the transcript of the session (--transcript) when asked, as the capture tool does, through
+// the output rules of every ppe result (core/output_file.h): an old file is kept as NAME.~N~, and
+// another user's symlink or FIFO at the name is not followed (issue 32).
 void keepTranscript(const ControlRequest& r, const char* command)
 {
-    if (!r.transcript.empty())
-        std::ofstream(r.transcript) << formatTranscript(g_lines,
-            { std::string("ppe-arc ") + command + " against " + r.remote,
-                "'>' client to server, '<' server to client; one frame, ack or run of stray bytes a line" });
+    if (r.transcript.empty())
+        return;
+    const std::string text = formatTranscript(g_lines,
+        { std::string("ppe-arc ") + command + " against " + r.remote,
+            "'>' client to server, '<' server to client; one frame, ack or run of stray bytes a line" });
+    const char* refusal = nullptr;
+    const int error
+        = ppe::writeOutputFile(r.transcript.c_str(), text.data(), text.size(), ppe::OutputName::Given, &refusal);
+    if (error)
+        std::fprintf(stderr, "ppe-arc: %s: cannot write the transcript: %s%s%s\n", r.transcript.c_str(),
+            std::strerror(error), refusal ? ": " : "", refusal ? refusal : "");
 }
 
 // A stopped session: negotiated, its first stop read.

@@ -270,3 +270,52 @@ TEST(UndoJournalFile, RoundTripAndDamage)
     }
     std::filesystem::remove(path);
 }
+
+// Issue 32: in a shared directory another user may plant a symlink at the journal's name or at the
+// name of its rewrite, or leave a journal of their own for `ppe-arc restore`. Each write goes
+// nowhere but the user's own journal, and another user's journal is not trusted.
+TEST(UndoJournalFile, NeverFollowsASymlinkNorTrustsAnotherUsersJournal)
+{
+    const std::string victim = journalPath() + ".precious";
+    std::ofstream(victim) << "precious\n";
+    const auto unchanged = [&] {
+        std::ifstream in(victim);
+        return std::string(std::istreambuf_iterator<char>(in), {}) == "precious\n";
+    };
+    const std::string path = journalPath();
+    std::filesystem::create_symlink(victim, path);
+    UndoJournal planted(path, "x:1");
+    EXPECT_FALSE(planted.add({ UndoEntry::Kind::Memory, {}, 1, "a", 0 })) << "the first entry followed a symlink";
+    EXPECT_TRUE(unchanged());
+    std::filesystem::remove(path);
+
+    UndoJournal journal(path, "x:1");
+    ASSERT_TRUE(journal.add({ UndoEntry::Kind::Memory, {}, 1, "a", 0 }));
+    ASSERT_TRUE(journal.add({ UndoEntry::Kind::Memory, {}, 2, "b", 0 }));
+    std::filesystem::rename(path, path + ".moved");
+    std::filesystem::create_symlink(victim, path);
+    EXPECT_FALSE(journal.add({ UndoEntry::Kind::Memory, {}, 3, "c", 0 })) << "an entry appended through a symlink";
+    EXPECT_TRUE(unchanged());
+    std::filesystem::remove(path);
+    std::filesystem::rename(path + ".moved", path);
+
+    std::filesystem::create_symlink(victim, path + ".new"); // the rewrite's old, predictable name
+    journal.dropLast();
+    EXPECT_TRUE(unchanged()) << "the rewrite followed a planted symlink";
+    auto left = UndoJournal::load(path);
+    ASSERT_TRUE(left.ok()) << left.error().str();
+    EXPECT_EQ(left->entries().size(), 1u);
+    std::filesystem::remove(path + ".new");
+
+    if (::geteuid() != 0) {
+        std::filesystem::remove(path);
+        std::filesystem::remove(victim);
+        GTEST_SKIP() << "not root: cannot give the journal to another user";
+    }
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    auto foreign = UndoJournal::load(path);
+    ASSERT_FALSE(foreign.ok()) << "another user's journal was trusted";
+    EXPECT_NE(foreign.error().str().find("belongs to another user"), std::string::npos) << foreign.error().str();
+    std::filesystem::remove(path);
+    std::filesystem::remove(victim);
+}
