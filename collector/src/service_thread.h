@@ -4,7 +4,8 @@
 // scan of blocked threads (blocked_scan.h), and at the end the final profile, which an ending
 // signal, _exit, exec or exit hands it (runEndingOnServiceThread, process_end.h). It is parked
 // (gone from the process) around unshare and setns, which the kernel refuses to a process of
-// several threads (parkServiceThread, interpose.cc).
+// several threads (parkServiceThread, interpose.cc), and while ppe_set replaces the perf events,
+// so that its own copy of the descriptor table holds the new ones (control_api.cc).
 //
 // It is started only when a job is asked for, and is a guest in the program: it blocks every
 // signal (no signal of the program or of the sampler is ever delivered to it, and its samples are

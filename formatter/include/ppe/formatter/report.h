@@ -1,6 +1,6 @@
 // The report model: everything a renderer draws, computed once (make_report.h) from a profile
 // and its address sources (a linker map with compiler listings, or DWARF). Every number a
-// renderer prints is here; renderers (text now; JSON, HTML, callgrind later) only format it.
+// renderer prints is here; renderers (renderers.h: text, JSON, CSV, callgrind, HTML) only format it.
 #pragma once
 
 #include "ppe/profile/profile.h"
