@@ -18,7 +18,9 @@
 #include <cstring>
 #include <ctime>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ppe {
@@ -236,6 +238,46 @@ namespace {
         copyString(out + std::strlen(out), PATH_MAX - std::strlen(out), name);
     }
 
+    // Whether `path` lies in the current directory, which then cannot take what `path`'s directory
+    // refused (another user's node at the name, when the program runs in the shared directory).
+    bool inTheCurrentDirectory(const char* path)
+    {
+        char directory[PATH_MAX];
+        copyString(directory, sizeof(directory), path);
+        char* slash = std::strrchr(directory, '/');
+        if (!slash)
+            return true;
+        slash[slash == directory ? 1 : 0] = '\0';
+        struct stat there { };
+        struct stat here { };
+        return stat(directory, &there) == 0 && stat(".", &here) == 0 && there.st_dev == here.st_dev
+            && there.st_ino == here.st_ino;
+    }
+
+    // Puts 8 random hex digits before the extension of the file name in `path` (NAME.ppe ->
+    // NAME.1a2b3c4d.ppe): a fallback name nobody could plant a node at beforehand. The same digits
+    // all the process's life, so that its checkpoints replace their own fallback.
+    void addRandomPart(char* path)
+    {
+        static uint32_t bits; // written only by the one writer at a time (Collector::writing)
+        if (!bits && getrandom(&bits, sizeof(bits), GRND_NONBLOCK) != ssize_t(sizeof(bits))) {
+            timespec now {};
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            bits = uint32_t(now.tv_nsec) ^ uint32_t(getpid()) << 16;
+        }
+        char* name = std::strrchr(path, '/');
+        name = name ? name + 1 : path;
+        char* dot = std::strrchr(name, '.');
+        char* at = dot && dot != name ? dot : name + std::strlen(name);
+        const size_t tail = std::strlen(at);
+        if (size_t(at - path) + 9 + tail >= PATH_MAX)
+            return;
+        std::memmove(at + 9, at, tail + 1);
+        at[0] = '.';
+        for (int i = 0; i < 8; ++i)
+            at[1 + i] = "0123456789abcdef"[(bits >> (28 - 4 * i)) & 15];
+    }
+
     // A checkpoint is written while samples keep coming: its bins are copied first and the in-range
     // total is theirs, so that the snapshot adds up (readers check that it does).
     class FrozenBins {
@@ -319,6 +361,8 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     // Whatever kept the file from its directory (no permission, a name too long, a full disk,
     // another user's node at the name), the profile is not lost: the user guide's promise.
     inCurrentDirectory(path, written);
+    if (inTheCurrentDirectory(path))
+        addRandomPart(written); // the same name here would be refused again
     say({ "cannot write ", path, " (", strerrordesc_np(error), refusal ? ": " : "", refusal ? refusal : "",
         "): writing to the current directory as ", written });
     // A backup of what is there, unless it is this process's own earlier fallback (checkpoints

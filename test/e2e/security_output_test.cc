@@ -357,6 +357,27 @@ namespace {
         EXPECT_FALSE(fileExists(m_shared + "/" + live)) << "the live file is left";
     }
 
+    // A program run in the shared directory itself: the current directory cannot take the name
+    // another user's node holds. The profile stayed in the live file; now the fallback name gets 8
+    // random hex digits (v.1a2b3c4d.ppe), which nobody could plant a node at beforehand.
+    TEST_F(SecurityOutputTest, InTheSharedDirectoryItselfTheFallbackNameIsRandom)
+    {
+        const std::string fifo = m_shared + "/v.ppe";
+        attack({ "mkfifo", "-m", "666", fifo });
+        FifoReader attacker(fifo, kNobody);
+        ASSERT_TRUE(attacker.ready());
+        const RunResult run = runProgram({ kSimp, "1000003" }, victimEnvironment(fifo), m_shared);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        EXPECT_EQ(attacker.stop(), 0) << "the attacker read the profile";
+        std::string written;
+        for (const std::string& name : namesIn(m_shared))
+            if (std::regex_match(name, std::regex(R"(v\.[0-9a-f]{8}\.ppe)")))
+                written = name;
+        ASSERT_NE(written, "") << run.err;
+        expectProfile(m_shared + "/" + written, run);
+        expectFallback(run, "a FIFO of another user");
+    }
+
     // A full file system (ENOSPC) lost the profile; now it goes to the current directory.
     TEST_F(SecurityOutputTest, AFullFileSystemFallsBackToTheCurrentDirectory)
     {
