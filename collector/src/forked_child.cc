@@ -17,6 +17,20 @@ namespace ppe {
 
 namespace {
 
+    // The parent's live file in a deferred child: kept mapped, inaccessible, until the child has a
+    // file of its own, because a program this child runs looks in its parent's /proc/PID/maps for a
+    // live file to know that it is not the program the user named (output_names.cc; issue 33: a
+    // subshell's `sleep` wrote /usr/bin/sleep.ppe). An address and a size: fork copies them.
+    void* g_parentsMapping = nullptr;
+    size_t g_parentsMappingSize = 0;
+
+    void releaseParentsMapping()
+    {
+        if (g_parentsMapping)
+            munmap(g_parentsMapping, g_parentsMappingSize);
+        g_parentsMapping = nullptr;
+    }
+
     // The child's own live file, where the parent had one (else its private copy stays).
     void ownLiveFile()
     {
@@ -39,6 +53,7 @@ namespace {
     void adoptForkedChild()
     {
         ownLiveFile();
+        releaseParentsMapping();
         ProfileRecord& r = *g_ppe.live.load(std::memory_order_acquire)->histogram.record;
         forgetRetiredObjects();
         clearThreads();
@@ -67,7 +82,15 @@ bool deferForkedChild()
         return false;
     }
     g_ppe.live.store(copy, std::memory_order_release);
-    munmap(parents, parents->mappingSize);
+    // Kept, but out of the child's reach, unless an ancestor's is kept already (a deferred child's
+    // own child: then `parents` is an anonymous copy, which names nothing).
+    const size_t size = parents->mappingSize; // read before the page is closed
+    if (g_parentsMapping || mprotect(parents, size, PROT_NONE) != 0) {
+        munmap(parents, size);
+    } else {
+        g_parentsMapping = parents;
+        g_parentsMappingSize = size;
+    }
     restartSamplingInChild();
     return true;
 }

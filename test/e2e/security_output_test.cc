@@ -490,6 +490,34 @@ namespace {
         EXPECT_EQ(forks, 2) << run.err;
     }
 
+    // A subshell is a forked child that, under perf-ring, has no live file of its own for its first
+    // 20 ms of CPU time: a program it runs is still not what the user named. It writes in the first
+    // process's directory, never beside its executable nor over the first process's PPE_OUT
+    // (issue 33: `( sleep 1; true )` in a preloaded script wrote /usr/bin/sleep.ppe).
+    TEST_F(SecurityOutputTest, AProgramASubshellRunsWritesWhereTheFirstProcessWrites)
+    {
+        const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
+        fs::create_directory(system);
+        fs::copy_file(kSimp, system + "/simp_plain");
+        ASSERT_EQ(chmod((system + "/simp_plain").c_str(), 0755), 0);
+        const std::vector<std::string> command = { "/bin/sh", "-c", "(" + system + "/simp_plain 1000003; true)" };
+        std::vector<EnvChange> env = victimEnvironment("");
+        env[2] = { "PPE_OUT", "", true };
+        const RunResult beside = runProgram(command, env, m_work);
+        ASSERT_TRUE(beside.exited && beside.status == 0) << beside.err;
+        EXPECT_EQ(namesIn(system), std::vector<std::string> { "simp_plain" }) << beside.err;
+        const RunResult named = runProgram(command, victimEnvironment(m_work + "/top.ppe"), m_work);
+        ASSERT_TRUE(named.exited && named.status == 0) << named.err;
+        int simps = 0;
+        for (const std::string& name : namesIn(m_work)) {
+            simps += std::regex_match(name, std::regex(R"(simp_plain\.[0-9]+\.ppe)"));
+            EXPECT_EQ(name.find("top.ppe.~"), std::string::npos) << name << " backs up the first process's profile\n"
+                                                                 << named.err;
+        }
+        EXPECT_EQ(simps, 2) << beside.err << named.err;
+        EXPECT_TRUE(fileExists(m_work + "/top.ppe")) << named.err;
+    }
+
     // A script run by its name under LD_PRELOAD: the kernel runs its interpreter, but the user named
     // the script, so the interpreter's profile lies beside the script and is named by it, never
     // beside the interpreter (a shell script run so as root used to leave bash.ppe in /usr/bin).
