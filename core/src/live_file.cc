@@ -8,6 +8,10 @@ namespace {
 
     uint64_t roundUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
+    // [offset, offset + bytes) lies within `limit` bytes. Written so that no sum wraps: a damaged
+    // file's offsets come near 2^64, and a wrapped end would pass for one inside the file.
+    bool within(uint64_t offset, uint64_t bytes, uint64_t limit) { return offset <= limit && bytes <= limit - offset; }
+
     LiveFileProblem checkHeader(const LiveFileHeader& h, uint64_t size)
     {
         if (std::memcmp(h.magic, kLiveMagic, sizeof(kLiveMagic)) != 0)
@@ -16,13 +20,13 @@ namespace {
             return LiveFileProblem::OtherVersion;
         if (h.fileSize != size)
             return LiveFileProblem::Truncated;
-        if (h.recordOffset + sizeof(ProfileRecord) > h.binsOffset || h.binsOffset > h.pcsOffset
-            || h.pcSlotSize != sizeof(PcSlot) || h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize > h.fileSize
-            || h.recordOffset % 8 || h.binsOffset % 8 || h.pcsOffset % 8)
+        const uint64_t pcsBytes = uint64_t(h.pcSlots) * sizeof(PcSlot);
+        if (!within(h.recordOffset, sizeof(ProfileRecord), h.binsOffset) || h.binsOffset > h.pcsOffset
+            || h.pcSlotSize != sizeof(PcSlot) || !within(h.pcsOffset, pcsBytes, h.fileSize) || h.recordOffset % 8
+            || h.binsOffset % 8 || h.pcsOffset % 8)
             return LiveFileProblem::Inconsistent;
-        if (h.mapsSize != sizeof(LiveMappings) || h.mapsOffset % 8
-            || h.mapsOffset < h.pcsOffset + uint64_t(h.pcSlots) * h.pcSlotSize
-            || h.mapsOffset + 2 * uint64_t(h.mapsSize) > h.fileSize)
+        if (h.mapsSize != sizeof(LiveMappings) || h.mapsOffset % 8 || h.mapsOffset < h.pcsOffset + pcsBytes
+            || !within(h.mapsOffset, 2 * uint64_t(h.mapsSize), h.fileSize))
             return LiveFileProblem::Inconsistent;
         return LiveFileProblem::None;
     }
@@ -63,7 +67,7 @@ void writeLiveHeader(LiveFileHeader& h, const LiveFileLayout& layout)
 LiveThreads* liveThreads(char* base, const LiveFileHeader& header, uint32_t copy)
 {
     const uint64_t offset = roundUp(header.mapsOffset + 2 * uint64_t(header.mapsSize), 64);
-    if (!(header.threads & kLiveThreadsMark) || offset + 2 * sizeof(LiveThreads) > header.fileSize)
+    if (!(header.threads & kLiveThreadsMark) || !within(offset, 2 * sizeof(LiveThreads), header.fileSize))
         return nullptr;
     return reinterpret_cast<LiveThreads*>(base + offset + uint64_t(copy) * sizeof(LiveThreads));
 }
@@ -82,7 +86,7 @@ LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* vie
     if (const LiveFileProblem problem = checkHeader(h, size); problem != LiveFileProblem::None)
         return problem;
     view->record = reinterpret_cast<const ProfileRecord*>(bytes + h.recordOffset);
-    if (h.binsOffset + view->record->layout.count * sizeof(uint32_t) > h.pcsOffset)
+    if (view->record->layout.count > (h.pcsOffset - h.binsOffset) / sizeof(uint32_t))
         return LiveFileProblem::BinsOverflow;
     view->bins = reinterpret_cast<const uint32_t*>(bytes + h.binsOffset);
     view->pcs = reinterpret_cast<const PcSlot*>(bytes + h.pcsOffset);

@@ -7,6 +7,7 @@
 #include "ppe/core/object_attribution.h"
 #include "ppe/core/ppe_writer.h"
 #include "ppe/profile/input_file.h"
+#include "ppe/profile/profile_reader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -169,6 +170,9 @@ namespace {
     // first record is taken as sampling starts, with none).
     constexpr uint64_t kRateSamples = 50;
 
+    // `us` as a count of microseconds; a damaged usage record's rate can exceed what one holds.
+    uint64_t asUs(double us) { return us < 1.8e19 ? uint64_t(us) : uint64_t(1.8e19); }
+
     // The active time up to the last sample, `after` ns past the collector's last record `u`. The
     // CPU time after the record: at the rate until then; when the record holds too few samples to
     // tell a rate (a process killed in its first half second, issue 34), at the asked rate for the
@@ -182,7 +186,7 @@ namespace {
         if (total <= u.samples)
             return u.activeNs / 1000;
         if (u.samples >= kRateSamples)
-            return uint64_t(double(u.activeNs) / 1000.0 * double(total) / double(u.samples));
+            return asUs(double(u.activeNs) / 1000.0 * double(total) / double(u.samples));
         if (std::strncmp(record.mechanism, "perf-", 5) == 0 && record.interval)
             return (u.activeNs + (total - u.samples) * record.interval * 100) / 1000;
         return (u.activeNs + running) / 1000;
@@ -246,6 +250,25 @@ namespace {
         return boot == std::string(h.bootId, strnlen(h.bootId, sizeof(h.bootId)));
     }
 
+    template <size_t N> void terminate(char (&text)[N]) { text[N - 1] = '\0'; }
+
+    // The record as the writer may take it, or why it cannot be: the collector writes it for itself
+    // and trusts its sizes and strings, but a dead process's memory may be damaged anywhere.
+    std::string checkRecord(ProfileRecord& r)
+    {
+        if (r.buildIdSize > kMaxBuildId)
+            return "a build id of " + std::to_string(r.buildIdSize) + " bytes";
+        terminate(r.producer);
+        terminate(r.host);
+        terminate(r.cpu);
+        terminate(r.arch);
+        terminate(r.os);
+        terminate(r.image);
+        terminate(r.mechanism);
+        terminate(r.endReason);
+        return "";
+    }
+
     std::string formatRecovered(const ProfileRecord& record, const LiveFileView& view, const RecoveredObjects& objects)
     {
         const int fd = memfd_create("ppe-recovered", 0);
@@ -293,6 +316,8 @@ Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::st
         return Error { path, 0, describe(problem, view, size) };
     ProfileRecord record;
     std::memcpy(&record, view.record, sizeof(record));
+    if (const std::string damage = checkRecord(record); !damage.empty())
+        return Error { path, 0, "damaged profile record (" + damage + ")" };
     const std::unique_ptr<LiveMappings> maps = checkedMappings(view.mappings);
     auto objects = std::make_unique<RecoveredObjects>();
     attributePcs(record, view, maps.get(), *objects);
@@ -306,6 +331,11 @@ Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::st
     std::string text = formatRecovered(record, view, *objects);
     if (text.empty())
         return Error { path, 0, "cannot format the recovered profile" };
+    // The record is the dead process's memory, as likely damaged as the rest: what the reader
+    // refuses is refused here, saying what is wrong, not written out (ppe --recover) for a later
+    // error naming a line of a text the user never saw.
+    if (auto readable = parseProfile(text, path); !readable)
+        return Error { path, 0, "damaged profile record (" + readable.error().message + ")" };
     return text;
 }
 

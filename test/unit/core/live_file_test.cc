@@ -97,6 +97,27 @@ namespace {
         EXPECT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::NotLive);
     }
 
+    // Issue 38 (fuzz_live_file): offsets and a bin count near 2^64, whose sums wrapped to pass the
+    // checks; the record, the PC table or the bins were then read far outside the file.
+    TEST(LiveFile, OffsetsWhoseSumsWrapAreRefused)
+    {
+        LiveBytes live(0x1000, 0x2000, 0);
+        LiveFileView view;
+        auto* header = reinterpret_cast<LiveFileHeader*>(live.bytes());
+        header->recordOffset = UINT64_MAX - 7; // + sizeof(ProfileRecord) wraps below binsOffset
+        EXPECT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::Inconsistent);
+        header->recordOffset = live.layout.recordOffset;
+        header->pcsOffset = 0 - uint64_t(header->pcSlots) * sizeof(PcSlot); // the table's end wraps to 0
+        EXPECT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::Inconsistent);
+        header->pcsOffset = live.layout.pcsOffset;
+        header->mapsOffset = 0 - uint64_t(header->mapsSize); // the copies' end wraps
+        EXPECT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::Inconsistent);
+        header->mapsOffset = live.layout.mapsOffset;
+        ASSERT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::None);
+        live.h.record->layout.count = uint64_t(1) << 62; // times 4 bytes wraps to 0
+        EXPECT_EQ(readLiveFile(live.bytes(), live.size(), &view), LiveFileProblem::BinsOverflow);
+    }
+
     TEST(LiveFile, ALiveFileFilledByTheHistogramIsRecoveredIntoItsProfile)
     {
         LiveBytes live(0x1000, 0x2000, 0x40'0000);
@@ -132,6 +153,48 @@ namespace {
         if (!text)
             return text.error();
         return parseProfile(*text, "recovered");
+    }
+
+    // Issue 38 (fuzz_live_file, corpus/live_file/damaged-range-record): the record is the dead
+    // process's memory; one its profile reader refuses is refused by the recovery, saying why,
+    // instead of a profile ppeout then rejects at a line of a text the user never saw.
+    TEST(LiveFile, ADamagedRecordIsRefusedWithTheReason)
+    {
+        LiveBytes live(0x1000, 0x2000, 0x40'0000);
+        recordSample(live.h, 0x40'1010, 7);
+        live.h.record->layout.end = live.h.record->layout.start; // an empty range
+        auto p = recovered(live);
+        ASSERT_FALSE(p) << "recovered a damaged record";
+        EXPECT_EQ(p.error().line, 0u);
+        EXPECT_NE(p.error().message.find("damaged profile record (range "), std::string::npos) << p.error().str();
+    }
+
+    // Issue 38 (corpus/live_file/build-id-size-past-the-record): the writer trusts the record's
+    // build id size; 2^30 read past the copy of the record, off the end of the stack.
+    TEST(LiveFile, ABuildIdSizePastTheRecordIsRefused)
+    {
+        LiveBytes live(0x1000, 0x2000, 0x40'0000);
+        live.h.record->buildIdSize = 1u << 30;
+        auto p = recovered(live);
+        ASSERT_FALSE(p) << "recovered a damaged record";
+        EXPECT_NE(p.error().message.find("damaged profile record (a build id of 1073741824 bytes)"), std::string::npos)
+            << p.error().str();
+    }
+
+    // Issue 38 (fuzz_live_file, UBSan): a damaged usage record's rate made an active time past what
+    // a uint64_t holds, converted from double regardless (undefined).
+    TEST(LiveFile, AnImpossibleUsageRecordKeepsTheActiveTimeInRange)
+    {
+        LiveBytes live(0x1000, 0x2000, 0x40'0000);
+        std::strcpy(live.h.record->mechanism, "itimer-prof");
+        live.h.record->saturated = uint64_t(1) << 62; // samples counted
+        auto* header = reinterpret_cast<LiveFileHeader*>(live.bytes());
+        header->usage[0] = LiveUsage { 0, 0, UINT64_MAX, 50, 0, 0, 0, 0 }; // 2^64 ns for the first 50
+        header->usageCurrent = 0;
+        std::vector<std::string> notes;
+        auto p = recovered(live, &notes);
+        ASSERT_TRUE(p) << p.error().str();
+        EXPECT_DOUBLE_EQ(p->activeTime, 1.8e13) << "the largest active time recovery writes, in s";
     }
 
     uint32_t addPath(LiveMappings& maps, const char* path)
