@@ -1,6 +1,8 @@
 // The report as CSV: one record per module, line, instruction, shared object and function, with a
 // header row, so that a spreadsheet can filter by `kind` and `object` and sum `hits` (docs/formats.md
 // lists the columns and what each kind's rows sum to).
+#include "diff_formats.h"
+
 #include "ppe/formatter/csv_writer.h"
 #include "ppe/formatter/json_writer.h"
 #include "ppe/formatter/renderers.h"
@@ -214,6 +216,8 @@ namespace {
 
 std::string renderCsvReport(const Report& report, const RenderOptions&)
 {
+    if (report.diff) // --diff: the comparison, with its own columns
+        return renderCsvDiff(*report.diff);
     std::string out = csvRecord(std::vector<std::string>(kHeader.begin(), kHeader.end()));
     Scope image { out, "", report.functionModules };
     countRows(image, report.profile);

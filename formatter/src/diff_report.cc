@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace ppe::formatter {
@@ -330,12 +331,13 @@ namespace {
 
 } // namespace
 
-Result<DiffReport> makeDiffReport(const ReportRequest& baseAsked, const ReportRequest& changed, Messages& messages)
+Result<Report> makeDiffReport(const ReportRequest& baseAsked, const ReportRequest& changed, Messages& messages)
 {
     auto base = baseRequest(baseAsked, changed, messages);
     if (!base)
         return base.error();
     DiffReport d;
+    std::optional<Report> shown; // the new side's report of the first kind: the one the renderers draw
     std::vector<ModuleKind> kinds { changed.by };
     if (changed.by != ModuleKind::Function) // units, files or the automatic choice: functions as well
         kinds.push_back(ModuleKind::Function);
@@ -354,10 +356,14 @@ Result<DiffReport> makeDiffReport(const ReportRequest& baseAsked, const ReportRe
         }
         addWarnings(d.warnings, d.base.path, *before);
         addWarnings(d.warnings, d.changed.path, *after);
-        d.tables.push_back(diffTable(*before, *after, kind, d.alpha));
+        // The automatic choice named: units or files, as the new side's report resolved it.
+        d.tables.push_back(diffTable(*before, *after, kind == ModuleKind::Auto ? after->moduleKind : kind, d.alpha));
+        if (!shown)
+            shown = std::move(*after);
     }
     addProgramTime(d);
-    return d;
+    shown->diff = std::move(d);
+    return std::move(*shown);
 }
 
 } // namespace ppe::formatter

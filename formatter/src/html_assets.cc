@@ -53,6 +53,8 @@ table.sortable th::after { content: " \2195"; color: #aab3bd; font-size: 11px; }
 table.sortable th[aria-sort=descending]::after { content: " \25BC"; color: var(--ink); }
 table.sortable th[aria-sort=ascending]::after { content: " \25B2"; color: var(--ink); }
 tr.object td { font-weight: 600; border-top: 1px solid var(--line); }
+table.diff tr.significant td { font-weight: 600; }
+.note.warning { color: #9a6700; }
 tr.child td.name { padding-left: 1.8rem; }
 tr.more td { color: var(--muted); padding-left: 1.8rem; font-size: 12px; }
 .chart { margin: 0.4rem 0 1rem; }

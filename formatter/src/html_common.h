@@ -21,6 +21,12 @@ inline std::string widthPercent(double value, double full)
     return fmt::format("{:.1f}%", full > 0 ? 100.0 * value / full : 0.0);
 }
 
+// A table cell with a number: `text` shown, `value` for sorting.
+inline std::string numberCell(double value, const std::string& text)
+{
+    return fmt::format("<td class=\"num\" data-v=\"{:.6g}\">{}</td>", value, text);
+}
+
 // Hits as the text report shows them: "<1" for a split share under half a hit.
 inline std::string hitsText(double hits)
 {

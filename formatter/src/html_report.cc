@@ -255,11 +255,6 @@ namespace html {
                 shown, rows.size() > shown ? fmt::format(" (of {})", rows.size()) : "");
         }
 
-        std::string numberCell(double value, const std::string& text)
-        {
-            return fmt::format("<td class=\"num\" data-v=\"{:.6g}\">{}</td>", value, text);
-        }
-
         void moduleTable(std::string& out, const std::vector<ModuleRow>& rows, const Share& none,
             const Analysed& analysed, const std::string& prefix, bool allPercent)
         {
@@ -316,12 +311,15 @@ namespace html {
     void threadsSection(std::string& out, const Report& r);
     void blockedSection(std::string& out, const Report& r);
     void imbalanceSection(std::string& out, const Report& r);
+    void diffSection(std::string& out, const Report& r);
 
     namespace {
 
         void navigation(std::string& out, const Report& r)
         {
             out += "<nav><span class=\"brand\">ppe</span><a href=\"#summary\">Summary</a>";
+            if (r.diff)
+                out += "<a href=\"#diff\">Comparison</a>";
             out += "<a href=\"#modules\">Modules</a>";
             if (!r.objects.empty())
                 out += "<a href=\"#objects\">Shared objects</a>";
@@ -366,6 +364,7 @@ std::string renderHtmlReport(const Report& report, const HtmlOptions& options)
     out += "<main>\n";
     summary(out, report);
     warnings(out, report);
+    diffSection(out, report);
     modulesSection(out, report, options);
     objectsSection(out, report);
     blockedSection(out, report);

@@ -9,11 +9,6 @@ namespace ppe::formatter::html {
 
 namespace {
 
-    std::string numberCell(double value, const std::string& text)
-    {
-        return fmt::format("<td class=\"num\" data-v=\"{:.6g}\">{}</td>", value, text);
-    }
-
     std::string shareCells(double percent, double error, double hits)
     {
         return numberCell(percent, fmt::format("{:.2f}", percent)) + numberCell(error, fmt::format("{:.2f}", error))

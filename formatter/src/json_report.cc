@@ -1,6 +1,8 @@
 // The report model as JSON: every field of report.h (and the profile's header) under its snake_case
 // name, as docs/report.schema.json describes. The raw histogram (bins, hits by offset) is left out:
 // the .ppe file holds it.
+#include "diff_formats.h"
+
 #include "ppe/formatter/json_writer.h"
 #include "ppe/formatter/renderers.h"
 
@@ -485,6 +487,7 @@ std::string renderJsonReport(const Report& report, const RenderOptions& options)
     threads(w, report);
     blocked(w, report.blocked);
     imbalance(w, report.imbalance);
+    jsonDiff(w, report.diff);
     strings(w, "warnings", report.warnings);
     messages(w, options.messages);
     w.endObject();

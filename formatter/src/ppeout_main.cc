@@ -15,7 +15,6 @@
 #include "ppe/formatter/merged_profile.h"
 #include "ppe/formatter/progress.h"
 #include "ppe/formatter/renderers.h"
-#include "ppe/formatter/text_diff.h"
 #include "ppe/formatter/text_report.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -119,7 +118,8 @@ void usage(const po::options_description& options)
                "With --diff BASE_PPE, the report compares BASE_PPE (formatted with --base-map/--base-exe, or\n"
                "with the same map and executable when it is a profile of the same build, else its image's\n"
                "DWARF) with PPE_FILE: rows matched by name, the change of each row's share and time, each\n"
-               "with its verdict (z-tests, Holm's correction, family-wise error 5%), and which moved.\n\n");
+               "with its verdict (z-tests, Holm's correction, family-wise error 5%), and which moved; as\n"
+               "text, JSON (its \"diff\"), CSV or HTML (docs/formats.md), not as callgrind.\n\n");
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
@@ -208,8 +208,9 @@ void checkValues(const Options& o)
             names += (names.empty() ? "" : ", ") + std::string(r.name);
         fail(fmt::format("--format {}: expected one of {}", o.format, names));
     }
-    if (!o.diff.empty() && o.format != "ppl")
-        fail(fmt::format("--format {}: --diff writes its comparison as text (ppl) only", o.format));
+    if (!o.diff.empty() && o.format == "callgrind")
+        fail("--format callgrind: a callgrind profile holds one run, not a comparison (--diff writes ppl, json, csv "
+             "or html)");
     if (o.progress != "auto" && o.progress != "always" && o.progress != "never")
         fail(fmt::format("--progress {}: expected auto, always or never", o.progress));
 }
@@ -320,14 +321,19 @@ int diffMain(const Options& o)
     current.progress
         = [&progress](std::string_view phase, size_t done, size_t total) { progress.phase(phase, done, total); };
     pf::Messages messages;
-    const ppe::Result<pf::DiffReport> diff = pf::makeDiffReport(base, current, messages);
+    const ppe::Result<pf::Report> report = pf::makeDiffReport(base, current, messages);
+    std::string text;
+    if (report) {
+        progress.phase("rendering " + o.format);
+        text = pf::findRenderer(o.format)->render(*report, pf::RenderOptions { o.barWidth, &messages });
+    }
     progress.finish(); // the line cleared before the messages
     print(messages);
-    if (!diff)
-        fail(diff.error().str());
-    for (const std::string& w : diff->warnings)
+    if (!report)
+        fail(report.error().str());
+    for (const std::string& w : report->diff->warnings)
         warn(w);
-    writeOutput(o.output, pf::renderTextDiff(*diff));
+    writeOutput(o.output, text);
     return 0;
 }
 

@@ -1,14 +1,18 @@
 #include "ppe/formatter/renderers.h"
 
 #include "ppe/formatter/html_report.h"
+#include "ppe/formatter/text_diff.h"
 #include "ppe/formatter/text_report.h"
 
 namespace ppe::formatter {
 
 namespace {
 
+    // With --diff the text is the comparison alone, as it has always been.
     std::string renderPpl(const Report& report, const RenderOptions& options)
     {
+        if (report.diff)
+            return renderTextDiff(*report.diff);
         return renderTextReport(report, TextOptions { options.barWidth });
     }
 

@@ -2,6 +2,7 @@
 // work) run twice, and its rebuilt variant diff_work_slow (south() does twice the work, and its
 // larger code moves the other three), all under the real collector in CPU mode, compared by the
 // real ppeout.
+#include "csv_rows.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -222,6 +223,86 @@ namespace {
         ASSERT_NE(south, nullptr) << text;
         EXPECT_TRUE(south->significant) << text;
         EXPECT_EQ(significantNames(rows), south->name + "; ") << text;
+    }
+
+    // The JSON of --diff checked against the schema; prints the program's in-range counts and
+    // each table's rows whose time and share changed together: "KIND NAME MOVEMENT".
+    const char* const kJsonFlagged = R"(
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("SKIP python3-jsonschema not installed"); sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator(schema).validate(report)
+d = report["diff"]
+print("in_range", d["base"]["in_range"], d["new"]["in_range"])
+for t in d["tables"]:
+    for r in t["rows"]:
+        if r["significant"]:
+            print(t["kind"], r["name"], r["movement"])
+)";
+
+    // The text's In range counts, "BASE NEW".
+    std::string inRangeOf(const std::string& text)
+    {
+        std::smatch m;
+        std::regex_search(text, m, std::regex(R"(In range count\s+(\d+)\s+(\d+))"));
+        return m.size() == 3 ? m[1].str() + " " + m[2].str() : "";
+    }
+
+    // Issue 38: every format shows the comparison, and flags what the text flags: south() alone.
+    TEST_F(DiffTest, EveryFormatShowsTheComparisonAndFlagsTheSlowedFunction)
+    {
+        const std::string first = profileOf(dir, base, "first");
+        const std::string slowed = profileOf(dir, slow, "slowed");
+        std::map<std::string, std::string> out;
+        for (const char* format : { "ppl", "json", "csv", "html" }) {
+            const RunResult r = runProgram({ PPEOUT, "--format", format, "--diff", first, slowed, "-" });
+            ASSERT_EQ(r.status, 0) << format << ": " << r.err;
+            out[format] = r.out;
+        }
+        const std::vector<DiffRow> rows = diffRows(out["ppl"], "COMPARISON BY FUNCTION");
+        const DiffRow* south = find(rows, "south");
+        ASSERT_NE(south, nullptr) << out["ppl"];
+        ASSERT_EQ(significantNames(rows), south->name + "; ") << out["ppl"];
+
+        std::vector<std::string> flagged; // "function NAME MOVEMENT" per format
+        for (const CsvRow& row : csvRows(out["csv"])) {
+            if (row["kind"] == "program")
+                EXPECT_EQ(row["base_hits"] + " " + row["new_hits"], inRangeOf(out["ppl"])) << out["csv"];
+            if (row["kind"] == "row" && row["significant"] == "true")
+                flagged.push_back(row["table"] + " " + row["name"] + " " + row["moved"]);
+        }
+        EXPECT_EQ(flagged, std::vector<std::string> { "function " + south->name + " slower" }) << out["csv"];
+
+        std::ofstream(dir.file("diff.json")) << out["json"];
+        const RunResult json = runProgram(
+            { "python3", "-c", kJsonFlagged, PPE_SOURCE_DIR "/docs/report.schema.json", dir.file("diff.json") });
+        ASSERT_EQ(json.status, 0) << json.err;
+        if (json.out.rfind("SKIP ", 0) != 0)
+            EXPECT_EQ(json.out, "in_range " + inRangeOf(out["ppl"]) + "\nfunction " + south->name + " slower\n");
+
+        // The page: one marked row in the function table, south()'s, with its word.
+        const std::string html = out["html"];
+        const size_t functions = html.find("<table class=\"sortable diff\" data-kind=\"function\">");
+        ASSERT_NE(functions, std::string::npos) << html.substr(0, 4000);
+        const std::string table = html.substr(functions, html.find("</table>", functions) - functions);
+        std::smatch marked;
+        ASSERT_TRUE(std::regex_search(table, marked, std::regex(R"(<tr class="significant">.*</tr>)"))) << table;
+        EXPECT_NE(marked.str().find("<td class=\"name\">" + south->name + "</td>"), std::string::npos) << table;
+        EXPECT_NE(marked.str().find("<td class=\"moved\">slower</td>"), std::string::npos) << table;
+        EXPECT_EQ(marked.suffix().str().find("class=\"significant\""), std::string::npos) << table;
+    }
+
+    TEST_F(DiffTest, CallgrindHasNoComparisonAndSaysSo)
+    {
+        const std::string run = profileOf(dir, base, "run");
+        const RunResult r = runProgram({ PPEOUT, "--format", "callgrind", "--diff", run, run, "-" });
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.out, "");
+        EXPECT_NE(r.err.find("--format callgrind: a callgrind profile holds one run"), std::string::npos) << r.err;
     }
 
     TEST_F(DiffTest, BadBaseProfilesAreOneLineErrorsNamingTheFile)

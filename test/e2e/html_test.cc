@@ -265,5 +265,43 @@ namespace {
         EXPECT_GT(inked, 0.03) << "a screenshot with almost nothing on it";
     }
 
+    // Issue 38: `ppeout --diff --format html` of two builds of diff_work (south() does twice the
+    // work in the second): the comparison section, its function table with south() marked.
+    TEST(HtmlReport, OpensInChromiumWithTheComparisonOfTwoBuilds)
+    {
+        if (!perfEventsAvailable())
+            GTEST_SKIP() << "perf task-clock events unavailable: the 250 Hz fallback gives too few samples";
+        TempDir dir;
+        for (const char* name : { "diff_work", "diff_work_slow" }) {
+            const RunResult run = runProgram({ kExamples + "/" + name },
+                { { "PPE_ON", "1" }, { "PPE_MODE", "1" }, { "PPE_OUT", dir.file(std::string(name) + ".ppe") } });
+            ASSERT_EQ(run.status, 0) << run.err;
+        }
+        const RunResult out = runProgram({ PPEOUT, "--format", "html", "--diff", dir.file("diff_work.ppe"),
+            dir.file("diff_work_slow.ppe"), dir.file("diff.html") });
+        ASSERT_EQ(out.status, 0) << out.err;
+        const std::string browser = findChromium();
+        if (browser.empty())
+            GTEST_SKIP() << "no chromium in PATH (Debian: apt-get install chromium, as scripts/install-deps.sh does)";
+        std::string probed = readFile(dir.file("diff.html"));
+        probed.insert(probed.rfind("</body>"), kProbe);
+        std::ofstream(dir.file("probed.html")) << probed;
+        const RunResult dom = chromium(
+            browser, dir, { "--virtual-time-budget=5000", "--dump-dom" }, "file://" + dir.file("probed.html"));
+        ASSERT_EQ(dom.status, 0) << dom.err;
+        EXPECT_EQ(consoleLines(dom.err), std::vector<std::string>()) << "console messages";
+        EXPECT_NE(dom.out.find("data-ready=\"1\""), std::string::npos) << "the page's script did not run to its end";
+        EXPECT_NE(dom.out.find("data-resources=\"\""), std::string::npos) << "requests: " << dom.out.substr(0, 2000);
+        EXPECT_NE(dom.out.find("<a href=\"#diff\">Comparison</a>"), std::string::npos);
+        const size_t at = dom.out.find("<table class=\"sortable diff\" data-kind=\"function\">");
+        ASSERT_NE(at, std::string::npos) << dom.out.substr(0, 4000);
+        const std::string table = dom.out.substr(at, dom.out.find("</table>", at) - at);
+        std::smatch marked;
+        ASSERT_TRUE(std::regex_search(table, marked, std::regex(R"(<tr class="significant">.*</tr>)"))) << table;
+        EXPECT_NE(marked.str().find("<td class=\"name\">south (diff_work.c)</td>"), std::string::npos) << table;
+        EXPECT_NE(marked.str().find("<td class=\"moved\">slower</td>"), std::string::npos) << table;
+        EXPECT_EQ(marked.suffix().str().find("class=\"significant\""), std::string::npos) << "south() alone";
+    }
+
 } // namespace
 } // namespace ppe::testing

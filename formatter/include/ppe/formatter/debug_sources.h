@@ -10,12 +10,6 @@
 
 namespace ppe::formatter {
 
-// What a module is: a compile unit, a function, or a source file (each function credited to the
-// file it was written in: what a unit is without link-time optimisation, and what it still means
-// with it, where gcc's units are link-time partitions named "<artificial>"). Auto: units, or files
-// where the units are such partitions (chooseModuleKind).
-enum class ModuleKind { Unit, Function, File, Auto };
-
 struct DebugModules {
     std::vector<CodeModule> modules;
     std::vector<LineTable> tables; // CodeModule::lineTable indexes these

@@ -1,6 +1,6 @@
-// The model of `ppeout --diff`: two profiles (two runs of one build, or of two builds of the
-// program) compared row by row, each formatted with its own map, listings or DWARF (makeReport),
-// their rows matched by name. Every number a renderer of the comparison prints is here.
+// `ppeout --diff`: two profiles (two runs of one build, or of two builds of the program) compared
+// row by row, each formatted with its own map, listings or DWARF (makeReport), their rows matched
+// by name. The comparison is Report::diff (report.h, DiffReport), which every renderer draws.
 //
 // The statistics (docs/user-guide.md, "Comparing two runs"):
 //  - a row's share is its hits over its profile's in-range count (Time %, as in the report); the
@@ -25,81 +25,6 @@
 #include <vector>
 
 namespace ppe::formatter {
-
-inline constexpr double kDiffAlpha = 0.05; // family-wise error of each table's verdicts
-
-// One side of the comparison: its profile's header numbers.
-struct DiffSide {
-    std::string path; // the .ppe file
-    std::string image;
-    std::string buildId;
-    std::string host;
-    int64_t startTime = 0; // seconds since the epoch, UTC
-    std::string mechanism;
-    bool cpuTime = true; // CPU-time samples (CPU mode), not real time
-    uint64_t total = 0; // all samples
-    uint64_t inRange = 0; // the samples in the program's code: the denominator of every share
-    double cpuSeconds = 0; // user + system, getrusage
-    double intervalMs = 0; // the requested interval
-    double achievedRate = 0; // Hz, over the time the mechanism samples (Totals::sampledRate)
-    double secondsPerSample = 0; // the time one sample stands for (thread_report.h)
-    double sampledSeconds = 0; // inRange x secondsPerSample: the program's own sampled time
-};
-
-enum class DiffPresence { Both, OnlyBase, OnlyChanged }; // where the row has hits
-
-// The outcome of one z-test.
-struct ZTest {
-    double z = 0; // positive: the changed profile's value is larger
-    double p = 1; // two-sided
-};
-
-struct DiffRow {
-    std::string name; // as the changed profile's report names it (the base's when only there)
-    std::string unit; // a function's compilation unit, "" for a unit or when unknown
-    DiffPresence presence = DiffPresence::Both;
-    Share base; // hits, % of base in-range, binomial error
-    Share changed;
-    double deltaPercent = 0; // changed.percent - base.percent: percentage points of share
-    ZTest share; // two-proportion z-test of the shares
-    double baseSeconds = 0; // base.hits x base secondsPerSample
-    double changedSeconds = 0;
-    double deltaSeconds = 0; // changedSeconds - baseSeconds
-    double secondsError = 0; // Poisson standard error of deltaSeconds
-    ZTest time; // z-test of the times
-    double shareP = 1; // share.p adjusted by Holm's method over the table's rows
-    double timeP = 1; // time.p adjusted likewise
-    bool shareSignificant = false; // shareP <= alpha: the share changed
-    bool timeSignificant = false; // timeP <= alpha: the time changed
-    bool significant = false; // both changed, in the same direction: the row changed by itself
-    std::string movement; // "faster", "slower, less than the rest", "larger share only", "-"...
-};
-
-struct DiffTable {
-    ModuleKind kind = ModuleKind::Unit;
-    // Significant rows first, then decreasing |deltaSeconds|. Includes "(no module)" for in-range
-    // hits that fell in no module's code, when either side has some.
-    std::vector<DiffRow> rows;
-    size_t compared = 0; // rows in the correction's family (all rows)
-    size_t significant = 0; // rows whose time and share changed in the same direction
-    size_t timeChanged = 0; // rows whose time changed
-    size_t shareChanged = 0; // rows whose share changed
-};
-
-struct DiffReport {
-    DiffSide base, changed;
-    double alpha = kDiffAlpha;
-    // The program's sampled time, base -> changed, and its Poisson z-test.
-    double deltaSeconds = 0;
-    double deltaSecondsPercent = 0; // of the base's sampled time
-    ZTest time;
-    bool timeSignificant = false; // time.p <= alpha (one test)
-    // Two profiles of one build (same build id): a change of the program time is run-to-run
-    // variation of the machine, which the binomial errors do not cover; no verdict is given on it.
-    bool sameBuild = false;
-    std::vector<DiffTable> tables; // --by's modules; with --by unit also the functions
-    std::vector<std::string> warnings;
-};
 
 // The two-sided p of a standard normal z.
 double twoSidedP(double z);
@@ -131,10 +56,11 @@ std::string movementOf(const DiffRow& row);
 
 DiffSide diffSide(const Report& report, const std::string& path);
 
-// Both profiles formatted with their own sources (tables only: no program text), compared. A base
+// Both profiles formatted with their own sources (tables only: no program text), compared: the
+// new profile's report (its first table's kind) with the comparison in `diff`. A base
 // without a map or executable of its own takes the changed side's map, executable and listings
 // when it is a profile of the same build (same build id), else its image's DWARF. A note when the
 // builds differ, a warning when the images' names do.
-Result<DiffReport> makeDiffReport(const ReportRequest& base, const ReportRequest& changed, Messages& messages);
+Result<Report> makeDiffReport(const ReportRequest& base, const ReportRequest& changed, Messages& messages);
 
 } // namespace ppe::formatter

@@ -62,6 +62,21 @@ struct CodeModule {
     }
 };
 
+// What a module is: a compile unit, a function, or a source file (each function credited to the
+// file it was written in: what a unit is without link-time optimisation, and what it still means
+// with it, where gcc's units are link-time partitions named "<artificial>"). Auto: units, or files
+// where the units are such partitions (debug_sources.h, chooseModuleKind).
+enum class ModuleKind { Unit, Function, File, Auto };
+
+// "unit", "function", "file" (the --by values), "auto".
+inline const char* moduleKindName(ModuleKind kind)
+{
+    return kind == ModuleKind::Function ? "function"
+        : kind == ModuleKind::File      ? "file"
+        : kind == ModuleKind::Auto      ? "auto"
+                                        : "unit";
+}
+
 // Hits and their share of a count, with PPE's binomial error.
 struct Share {
     double hits = 0;
@@ -313,6 +328,82 @@ struct Imbalance {
     double samplesVariation = 0; // coefficient of variation of the ranks' samples
 };
 
+// `ppeout --diff`: a base profile compared with the report's own, row by row (diff_report.h).
+inline constexpr double kDiffAlpha = 0.05; // family-wise error of each table's verdicts
+
+// One side of the comparison: its profile's header numbers.
+struct DiffSide {
+    std::string path; // the .ppe file
+    std::string image;
+    std::string buildId;
+    std::string host;
+    int64_t startTime = 0; // seconds since the epoch, UTC
+    std::string mechanism;
+    bool cpuTime = true; // CPU-time samples (CPU mode), not real time
+    uint64_t total = 0; // all samples
+    uint64_t inRange = 0; // the samples in the program's code: the denominator of every share
+    double cpuSeconds = 0; // user + system, getrusage
+    double intervalMs = 0; // the requested interval
+    double achievedRate = 0; // Hz, over the time the mechanism samples (Totals::sampledRate)
+    double secondsPerSample = 0; // the time one sample stands for (thread_report.h)
+    double sampledSeconds = 0; // inRange x secondsPerSample: the program's own sampled time
+};
+
+enum class DiffPresence { Both, OnlyBase, OnlyChanged }; // where the row has hits
+
+// The outcome of one z-test.
+struct ZTest {
+    double z = 0; // positive: the changed profile's value is larger
+    double p = 1; // two-sided
+};
+
+struct DiffRow {
+    std::string name; // as the changed profile's report names it (the base's when only there)
+    std::string unit; // a function's compilation unit, "" for a unit or when unknown
+    DiffPresence presence = DiffPresence::Both;
+    Share base; // hits, % of base in-range, binomial error
+    Share changed;
+    double deltaPercent = 0; // changed.percent - base.percent: percentage points of share
+    ZTest share; // two-proportion z-test of the shares
+    double baseSeconds = 0; // base.hits x base secondsPerSample
+    double changedSeconds = 0;
+    double deltaSeconds = 0; // changedSeconds - baseSeconds
+    double secondsError = 0; // Poisson standard error of deltaSeconds
+    ZTest time; // z-test of the times
+    double shareP = 1; // share.p adjusted by Holm's method over the table's rows
+    double timeP = 1; // time.p adjusted likewise
+    bool shareSignificant = false; // shareP <= alpha: the share changed
+    bool timeSignificant = false; // timeP <= alpha: the time changed
+    bool significant = false; // both changed, in the same direction: the row changed by itself
+    std::string movement; // "faster", "slower, less than the rest", "larger share only", "-"...
+};
+
+struct DiffTable {
+    ModuleKind kind = ModuleKind::Unit;
+    // Significant rows first, then decreasing |deltaSeconds|. Includes "(no module)" for in-range
+    // hits that fell in no module's code, when either side has some.
+    std::vector<DiffRow> rows;
+    size_t compared = 0; // rows in the correction's family (all rows)
+    size_t significant = 0; // rows whose time and share changed in the same direction
+    size_t timeChanged = 0; // rows whose time changed
+    size_t shareChanged = 0; // rows whose share changed
+};
+
+struct DiffReport {
+    DiffSide base, changed;
+    double alpha = kDiffAlpha;
+    // The program's sampled time, base -> changed, and its Poisson z-test.
+    double deltaSeconds = 0;
+    double deltaSecondsPercent = 0; // of the base's sampled time
+    ZTest time;
+    bool timeSignificant = false; // time.p <= alpha (one test)
+    // Two profiles of one build (same build id): a change of the program time is run-to-run
+    // variation of the machine, which the binomial errors do not cover; no verdict is given on it.
+    bool sameBuild = false;
+    std::vector<DiffTable> tables; // --by's modules; with --by unit also the functions
+    std::vector<std::string> warnings;
+};
+
 struct Report {
     Profile profile; // the header fields come straight from it
     Totals totals; // and these are worked out from it
@@ -331,6 +422,7 @@ struct Report {
     size_t moreThreads = 0; // threads left out of `threads`
     std::optional<BlockedTime> blocked; // real-time mode: where threads waited
     std::optional<Imbalance> imbalance; // a merge of several profiles: the spread over its ranks
+    std::optional<DiffReport> diff; // ppeout --diff: a base profile compared with this one
     std::vector<std::string> warnings;
 };
 

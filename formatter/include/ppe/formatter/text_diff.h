@@ -1,6 +1,6 @@
 // `ppeout --diff` as text: both profiles' header numbers, the program's change of time, and a
 // table per kind of module with each row's shares, times, z-tests and verdict. It formats the
-// model's numbers (diff_report.h) and works none out.
+// model's numbers (report.h, DiffReport) and works none out.
 #pragma once
 
 #include "ppe/formatter/diff_report.h"
