@@ -78,7 +78,7 @@ Result<RemoteProfile> RemoteProfile::create(
     r.loadBias = loadBias;
     r.mode = uint32_t(SampleMode::Real);
     r.interval = interval;
-    copy(r.mechanism, sizeof r.mechanism, "gdb-remote");
+    copy(r.mechanism, sizeof r.mechanism, mechanismName(Mechanism::GdbRemote));
     p.m_bins.assign(r.layout.count, 0);
     p.m_pcs.assign(kPcTableSlots, PcSlot {});
     uint64_t imageStart = ~0ull, imageEnd = 0;

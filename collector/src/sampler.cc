@@ -373,6 +373,8 @@ namespace {
             return false;
         case Mechanism::ItimerProf:
         case Mechanism::None:
+        case Mechanism::GdbRemote: // not the collector's
+        case Mechanism::Unknown:
             return true;
         }
         return true;
@@ -419,6 +421,8 @@ namespace {
             return SIGPROF;
         case Mechanism::PerfRing:
         case Mechanism::None:
+        case Mechanism::GdbRemote:
+        case Mechanism::Unknown:
             break;
         }
         return 0;
@@ -464,23 +468,6 @@ void guardEndings(const int* signals, int count, void (*ending)(int signal))
     sigfillset(&guard.sa_mask);
     for (int i = 0; i < count; ++i)
         guardSignal(signals[i], guard);
-}
-
-const char* mechanismName(Mechanism mechanism)
-{
-    switch (mechanism) {
-    case Mechanism::PerfTaskClock:
-        return "perf-task-clock";
-    case Mechanism::ItimerProf:
-        return "itimer-prof";
-    case Mechanism::PosixTimer:
-        return "posix-timer";
-    case Mechanism::PerfRing:
-        return "perf-ring";
-    case Mechanism::None:
-        break;
-    }
-    return "none";
 }
 
 Mechanism armSampler(uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks, const char** why)
@@ -536,6 +523,8 @@ void runSampler(bool on)
         enableRings(on);
         break;
     case Mechanism::None:
+    case Mechanism::GdbRemote: // not the collector's
+    case Mechanism::Unknown:
         break;
     }
 }

@@ -24,6 +24,8 @@
 #include "config.h"
 #include "ring_sampler.h"
 
+#include "ppe/core/mechanism.h"
+
 #include <csignal>
 #include <cstdint>
 #include <sys/time.h>
@@ -35,9 +37,6 @@ int rawSetitimer(int which, const struct itimerval* value, struct itimerval* old
 }
 
 namespace ppe {
-
-enum class Mechanism { None, PerfTaskClock, ItimerProf, PosixTimer, PerfRing };
-const char* mechanismName(Mechanism mechanism);
 
 struct SamplerHooks {
     // A sample of the interrupted thread standing for `weight` intervals (more than 1 when a

@@ -49,20 +49,11 @@ uint64_t totalSamples(const ProfileRecord& record)
 
 uint64_t requestedRateMilliHz(uint64_t interval) { return interval ? 10'000'000'000ull / interval : 0; }
 
-static bool sameText(const char* a, const char* b)
-{
-    while (*a && *a == *b)
-        ++a, ++b;
-    return *a == *b;
-}
-
-bool countsTimerTicks(const char* mechanism) { return sameText(mechanism, "posix-timer"); }
-
 uint64_t achievedRateMilliHz(const ProfileRecord& record)
 {
     if (!record.activeUs)
         return 0;
-    const bool ticks = countsTimerTicks(record.mechanism);
+    const bool ticks = countsTimerTicks(parseMechanism(record.mechanism));
     const uint64_t events = ticks ? load(record.ticks) : totalSamples(record);
     return uint64_t(double(events) * 1'000'000'000.0 / double(record.activeUs));
 }
@@ -173,7 +164,7 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
         w.str("count ").str(categoryName(c)).ch(' ').dec(load(r.counts[c])).endl();
     w.str("count saturated ").dec(load(r.saturated)).endl();
     w.str("count total ").dec(totalSamples(r)).endl();
-    if (sameText(r.mechanism, "perf-ring")) {
+    if (parseMechanism(r.mechanism) == Mechanism::PerfRing) {
         w.str("ring-dropped ").dec(load(r.ringLost)).ch(' ').dec(load(r.ringForeign)).endl();
         w.str("ring-throttled ").dec(load(r.ringThrottled)).endl();
     }

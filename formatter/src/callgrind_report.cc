@@ -182,7 +182,7 @@ namespace {
         out += "# callgrind format\nversion: 1\ncreator: ppeout\n";
         out += fmt::format("pid: {}\ncmd: {}\npart: 1\n", p.pid, oneLine(shellCommand(p.command)));
         out += fmt::format("desc: Image: {}\n", oneLine(p.image));
-        out += fmt::format("desc: Sampling: {} every {:g} ms ({} time)\n", p.mechanism, r.totals.intervalMs,
+        out += fmt::format("desc: Sampling: {} every {:g} ms ({} time)\n", p.mechanism.name(), r.totals.intervalMs,
             r.cpuTime ? "CPU" : "real");
         out += fmt::format("positions: {}\n", instructions ? "instr line" : "line");
         out += "event: Samples : PC samples\nevents: Samples\n";

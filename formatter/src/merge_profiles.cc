@@ -442,8 +442,8 @@ std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Me
     if (next.mode != m_sum.mode || next.mechanism != m_sum.mechanism)
         addWarning(messages,
             fmt::format("{}: sampled by {} in {} mode, but {} by {} in {} mode: the sum mixes them", path,
-                next.mechanism, next.mode == SampleMode::Cpu ? "CPU" : "real", m_firstPath, m_sum.mechanism,
-                m_sum.mode == SampleMode::Cpu ? "CPU" : "real"));
+                next.mechanism.name(), next.mode == SampleMode::Cpu ? "CPU" : "real", m_firstPath,
+                m_sum.mechanism.name(), m_sum.mode == SampleMode::Cpu ? "CPU" : "real"));
     noteProcess(next);
     addTimes(next);
     addSamples(next);
@@ -464,7 +464,7 @@ Profile ProfileMerge::finish(Messages& messages)
         sum.maxBin = 0;
         for (const Bin& b : sum.bins)
             sum.maxBin = std::max(sum.maxBin, b.count);
-        const uint64_t events = countsTimerTicks(sum.mechanism.c_str()) ? sum.ticks : sum.total;
+        const uint64_t events = countsTimerTicks(sum.mechanism.kind()) ? sum.ticks : sum.total;
         sum.achievedRate = sum.activeTime > 0 ? double(events) / sum.activeTime : 0;
         std::stable_sort(sum.blocked.begin(), sum.blocked.end(),
             [](const BlockedPlace& a, const BlockedPlace& b) { return a.seconds > b.seconds; });

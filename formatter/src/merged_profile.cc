@@ -79,7 +79,7 @@ namespace {
         out += fmt::format("load-bias {:#x}\nrange {:#x} {:#x}\n", p.loadBias, p.rangeStart, p.rangeEnd);
         for (const ImageSection& s : p.codeSections)
             out += fmt::format("code-section {} {:#x} {:#x}\n", quoted(s.name), s.address, s.size);
-        out += fmt::format("mechanism {}\nmode {}\ninterval {}\n", quoted(p.mechanism),
+        out += fmt::format("mechanism {}\nmode {}\ninterval {}\n", quoted(p.mechanism.name()),
             p.mode == SampleMode::Cpu ? "1 cpu" : "0 real", p.interval);
         out += fmt::format("requested-rate {:.3f}\nachieved-rate {:.3f}\ngranularity {}\n", p.requestedRate,
             p.achievedRate, p.granularity);
@@ -93,9 +93,9 @@ namespace {
         for (unsigned c = 0; c < kCategoryCount; ++c)
             out += fmt::format("count {} {}\n", categoryName(c), p.counts[c]);
         out += fmt::format("count saturated {}\ncount total {}\n", p.saturated, p.total);
-        if (p.mechanism == "perf-ring")
+        if (p.mechanism == Mechanism::PerfRing)
             out += fmt::format("ring-dropped {} {}\n", p.ringLost, p.ringForeign);
-        if (p.mechanism == "perf-ring" && p.ringThrottledKnown)
+        if (p.mechanism == Mechanism::PerfRing && p.ringThrottledKnown)
             out += fmt::format("ring-throttled {}\n", p.ringThrottled);
     }
 

@@ -13,34 +13,35 @@ namespace {
 
     std::string missingReason(const Profile& p)
     {
-        if (p.mechanism == "perf-ring" && p.ringLost > 0)
+        const bool ring = p.mechanism == Mechanism::PerfRing;
+        if (ring && p.ringLost > 0)
             return fmt::format("the kernel lost {} samples to full ring buffers", p.ringLost);
-        if (p.mechanism == "perf-ring" && p.ringThrottled > 0)
+        if (ring && p.ringThrottled > 0)
             return fmt::format("{} ({} times)", kThrottledReason, p.ringThrottled);
-        if (p.mechanism == "perf-ring" && p.ringThrottledKnown)
+        if (ring && p.ringThrottledKnown)
             return kShortThreadsReason;
-        if (p.mechanism == "perf-ring") // a profile before issue 35: throttles were not counted
+        if (ring) // a profile before issue 35: throttles were not counted
             return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate), or threads ran for "
                    "only a few sampling intervals each";
-        if (p.mechanism == "itimer-prof")
+        if (p.mechanism == Mechanism::ItimerProf)
             return "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, "
                    "allowed at kernel.perf_event_paranoid <= 2, take the asked rate)";
-        return fmt::format(
-            "threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring", p.mechanism);
+        return fmt::format("threads that block signals are not sampled by signal mechanisms ({}); try PPE_TIMER=ring",
+            p.mechanism.name());
     }
 
     // Mechanisms whose process-directed signal goes to any thread that does not block it: a thread
     // that blocks it has its CPU time sampled in another, and the process's count is whole. (The
     // perf mechanisms sample user time only, which a thread's CPU time does not separate from system
     // time; the threads perf-task-clock misses show in the process's count, and perf-ring misses none.)
-    bool processDirected(const Profile& p) { return p.mechanism == "itimer-prof" || p.mechanism == "posix-timer"; }
+    bool processDirected(const Profile& p) { return signalsProcessDirected(p.mechanism.kind()); }
 
     // Samples a CPU second of one thread should give: the asked rate for the real-time timer (which
     // samples a thread while it waits too, so above that); what the threads whose CPU time is known
     // achieved together for the tick-bound itimer-prof.
     double threadRate(const Profile& p)
     {
-        if (p.mechanism == "posix-timer")
+        if (p.mechanism == Mechanism::PosixTimer)
             return p.requestedRate;
         double samples = 0;
         double cpu = 0;
@@ -71,7 +72,7 @@ namespace {
         return said
             + fmt::format(": it blocks the sampling signal, which {} sent to another thread (its time is "
                           "counted in the wrong place); PPE_TIMER=ring samples every thread",
-                p.mechanism);
+                p.mechanism.name());
     }
 
 } // namespace
@@ -81,13 +82,12 @@ namespace {
 void addMissingSamples(const Profile& p, Totals& t)
 {
     const bool perf = samplesUserTimeOnly(p);
-    if ((!perf && p.mechanism != "itimer-prof" && p.mechanism != "posix-timer") || p.requestedRate <= 0
-        || p.activeTime <= 0)
+    if ((!perf && !processDirected(p)) || p.requestedRate <= 0 || p.activeTime <= 0)
         return;
     const double cpu = p.cpuUser + p.cpuSystem;
     const double userShare = perf && cpu > 0 ? p.cpuUser / cpu : 1.0;
     std::string said;
-    if (p.mechanism != "posix-timer") { // the real-time timer's rate is wall time, not CPU time
+    if (!countsTimerTicks(p.mechanism.kind())) { // the real-time timer's rate is wall time, not CPU time
         const double expected = p.activeTime * userShare * p.requestedRate;
         if (expected >= kMinExpectedSamples) {
             t.expectedSamples = expected;

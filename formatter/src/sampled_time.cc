@@ -2,7 +2,7 @@
 
 namespace ppe::formatter {
 
-bool samplesUserTimeOnly(const Profile& p) { return p.mechanism == "perf-task-clock" || p.mechanism == "perf-ring"; }
+bool samplesUserTimeOnly(const Profile& p) { return ppe::samplesUserTimeOnly(p.mechanism.kind()); }
 
 void addSampledTime(const Profile& p, Totals& t)
 {

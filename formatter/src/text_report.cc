@@ -86,11 +86,11 @@ namespace {
     std::string samplingLine(const Profile& p, const Totals& t)
     {
         if (!rateOverUserTimeApart(t))
-            return fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism,
+            return fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz\n", p.mechanism.name(),
                 p.requestedRate, p.achievedRate);
         return fmt::format(" Sampling by {}: requested {:.1f} Hz, achieved {:.1f} Hz over the {:.2f} s of user time it "
                            "samples ({:.1f} Hz over all {:.2f} s of CPU time)\n",
-            p.mechanism, p.requestedRate, t.sampledRate, t.sampledSeconds, p.achievedRate, p.activeTime);
+            p.mechanism.name(), p.requestedRate, t.sampledRate, t.sampledSeconds, p.achievedRate, p.activeTime);
     }
 
     void header(std::string& out, const Report& r)
@@ -141,7 +141,7 @@ namespace {
             t.programPercent, t.librariesPercent, t.otherPercent);
         if (t.unsampledKernelSeconds >= 0.005)
             out += fmt::format("The {:.2f} s of system time have no samples: {} samples user time only\n",
-                t.unsampledKernelSeconds, p.mechanism);
+                t.unsampledKernelSeconds, p.mechanism.name());
     }
 
     // The marks after a row's error and address: split hits, several ranges.

@@ -94,7 +94,7 @@ namespace {
 
 double secondsPerSample(const Profile& p)
 {
-    if (!countsTimerTicks(p.mechanism.c_str()) && p.activeTime > 0 && p.total > 0)
+    if (!countsTimerTicks(p.mechanism.kind()) && p.activeTime > 0 && p.total > 0)
         return p.activeTime / double(p.total);
     return double(p.interval) * 1e-7;
 }

@@ -181,13 +181,14 @@ namespace {
     {
         const uint64_t total = totalSamples(record);
         const uint64_t running = u.running ? after : 0;
-        if (countsTimerTicks(record.mechanism))
+        const Mechanism mechanism = parseMechanism(record.mechanism);
+        if (countsTimerTicks(mechanism))
             return (u.activeNs + running) / 1000;
         if (total <= u.samples)
             return u.activeNs / 1000;
         if (u.samples >= kRateSamples)
             return asUs(double(u.activeNs) / 1000.0 * double(total) / double(u.samples));
-        if (std::strncmp(record.mechanism, "perf-", 5) == 0 && record.interval)
+        if (samplesUserTimeOnly(mechanism) && record.interval)
             return (u.activeNs + (total - u.samples) * record.interval * 100) / 1000;
         return (u.activeNs + running) / 1000;
     }

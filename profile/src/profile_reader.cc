@@ -33,7 +33,8 @@ namespace {
         };
     }
 
-    Handler text(std::string Profile::*member)
+    // A string, or a type made from one (the mechanism, parsed as it is read).
+    template <class T> Handler text(T Profile::*member)
     {
         return field(
             member, [](const std::string& s) { return std::optional<std::string>(s); }, "a string");

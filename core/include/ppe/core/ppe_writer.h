@@ -2,6 +2,7 @@
 // profiles can be written at once (a checkpoint and the final profile) with a buffer each.
 #pragma once
 
+#include "ppe/core/mechanism.h"
 #include "ppe/core/profile_record.h"
 
 #include <cstddef>
@@ -87,10 +88,6 @@ int writeProfile(int fd, const ProfileOutput& output, char* buffer, size_t buffe
 
 // The same through one static buffer. Safe to call from a signal handler; not re-entrant.
 int writeProfile(int fd, const ProfileOutput& output);
-
-// True for the mechanism whose rate is timer expirations per wall second and whose active time is
-// wall time (posix-timer); the others count samples of CPU time. Signal-safe.
-bool countsTimerTicks(const char* mechanism);
 
 // Achieved sample rate in millihertz: timer ticks per active wall second (the posix-timer
 // mechanism), else samples per active CPU second (both modes). 0 when nothing was active.

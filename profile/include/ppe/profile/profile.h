@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ppe/core/profile_record.h"
+#include "ppe/profile/sampling_mechanism.h"
 
 #include <array>
 #include <cstdint>
@@ -85,7 +86,7 @@ struct Profile {
     uint64_t loadBias = 0;
     uint64_t rangeStart = 0, rangeEnd = 0; // link-time [start, end)
     std::vector<ImageSection> codeSections; // empty in files written before the record existed
-    std::string mechanism;
+    SamplingMechanism mechanism;
     SampleMode mode = SampleMode::Real;
     uint64_t interval = 0; // 100 ns units
     double requestedRate = 0, achievedRate = 0; // Hz
