@@ -496,16 +496,21 @@ namespace {
     // (issue 33: `( sleep 1; true )` in a preloaded script wrote /usr/bin/sleep.ppe).
     TEST_F(SecurityOutputTest, AProgramASubshellRunsWritesWhereTheFirstProcessWrites)
     {
+        const std::string bin = m_dir.file("bin"); // the shell the user named writes beside itself
         const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
+        fs::create_directory(bin);
         fs::create_directory(system);
+        fs::copy_file("/bin/sh", bin + "/sh");
         fs::copy_file(kSimp, system + "/simp_plain");
-        ASSERT_EQ(chmod((system + "/simp_plain").c_str(), 0755), 0);
-        const std::vector<std::string> command = { "/bin/sh", "-c", "(" + system + "/simp_plain 1000003; true)" };
+        for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
+            ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        const std::vector<std::string> command = { bin + "/sh", "-c", "(" + system + "/simp_plain 1000003; true)" };
         std::vector<EnvChange> env = victimEnvironment("");
         env[2] = { "PPE_OUT", "", true };
         const RunResult beside = runProgram(command, env, m_work);
         ASSERT_TRUE(beside.exited && beside.status == 0) << beside.err;
         EXPECT_EQ(namesIn(system), std::vector<std::string> { "simp_plain" }) << beside.err;
+        EXPECT_EQ(namesIn(bin), (std::vector<std::string> { "sh", "sh.ppe" })) << beside.err;
         const RunResult named = runProgram(command, victimEnvironment(m_work + "/top.ppe"), m_work);
         ASSERT_TRUE(named.exited && named.status == 0) << named.err;
         int simps = 0;
