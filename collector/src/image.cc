@@ -1,5 +1,6 @@
 #include "image.h"
 
+#include "ppe/core/object_name.h"
 #include "ppe/core/output_file.h"
 
 #include <cstdlib>
@@ -228,15 +229,6 @@ bool findNamedImage(const char* name, ObjectImage* image)
     if (search.found && realpath(image->path, real))
         copyString(image->path, sizeof(image->path), real);
     return search.found;
-}
-
-bool objectNameMatches(const char* path, const char* name)
-{
-    const char* base = std::strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const size_t length = std::strlen(name);
-    return std::strcmp(path, name) == 0
-        || (std::strncmp(base, name, length) == 0 && (base[length] == '\0' || base[length] == '.'));
 }
 
 } // namespace ppe

@@ -31,10 +31,6 @@ bool findImageContaining(uintptr_t address, ObjectImage* image);
 // leads to (libfoo.so.1.2.3); image->path is then that file's real path. Not signal-safe.
 bool findNamedImage(const char* name, ObjectImage* image);
 
-// True when `name` names the object loaded from `path` by its base name, whole or up to a
-// version suffix ("libfoo.so" names "/lib/libfoo.so.1"). Signal-safe.
-bool objectNameMatches(const char* path, const char* name);
-
 // True when a PT_LOAD segment of the loaded object `info` holds `address`. Signal-safe.
 bool objectContains(const dl_phdr_info* info, uintptr_t address);
 

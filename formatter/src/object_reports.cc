@@ -8,16 +8,6 @@
 
 namespace ppe::formatter {
 
-bool objectNameMatches(std::string_view path, std::string_view name)
-{
-    if (name.empty())
-        return false;
-    if (path == name)
-        return true;
-    const std::string_view base = baseName(path);
-    return base == name || (base.starts_with(name) && base[name.size()] == '.');
-}
-
 // Fewer hits than this are not analysed unless named: a line analysis of one or two samples (a
 // libc call in a short run) says nothing and fills the report.
 constexpr uint64_t kMinHitsForAnalysis = 10;

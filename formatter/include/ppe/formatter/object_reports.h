@@ -3,6 +3,7 @@
 // program text from the object's DWARF.
 #pragma once
 
+#include "ppe/core/object_name.h"
 #include "ppe/formatter/report.h"
 #include "ppe/support/result.h"
 
@@ -14,9 +15,12 @@
 
 namespace ppe::formatter {
 
-// True when `name` names the object at `path`: the path itself, its base name, or the base name
-// up to a version suffix ("libkernel.so" names ".../libkernel.so.1").
-bool objectNameMatches(std::string_view path, std::string_view name);
+// True when `name` names the object at `path`: the collector's rule for PPE_OBJECT, on the
+// formatter's strings (core/object_name.h).
+inline bool objectNameMatches(const std::string& path, const std::string& name)
+{
+    return ppe::objectNameMatches(path.c_str(), name.c_str());
+}
 
 // The objects of `profile` to analyse: those with at least `thresholdPercent` of all samples and
 // those `names` name (objectNameMatches).
