@@ -219,7 +219,7 @@ std::string renderCsvReport(const Report& report, const RenderOptions&)
     if (report.diff) // --diff: the comparison, with its own columns
         return renderCsvDiff(*report.diff);
     std::string out = csvRecord(std::vector<std::string>(kHeader.begin(), kHeader.end()));
-    Scope image { out, "", report.functionModules };
+    Scope image { out, "", report.moduleKind == ModuleKind::Function };
     countRows(image, report.profile);
     moduleRows(image, report.modules, report.unattributed);
     for (const ModuleLines& m : report.lines)
@@ -227,7 +227,7 @@ std::string renderCsvReport(const Report& report, const RenderOptions&)
     for (const ObjectRow& o : report.objects)
         objectRows(image, o);
     for (const ObjectAnalysis& a : report.objectAnalyses) {
-        Scope object { out, a.path, report.functionModules };
+        Scope object { out, a.path, report.moduleKind == ModuleKind::Function };
         moduleRows(object, a.modules, a.unattributed);
         for (const ModuleLines& m : a.lines)
             lineRows(object, m);

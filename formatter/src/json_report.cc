@@ -476,8 +476,8 @@ std::string renderJsonReport(const Report& report, const RenderOptions& options)
     totals(w, report.totals);
     w.field("in_range", report.profile.inRange());
     w.field("cpu_time", report.cpuTime);
-    w.field("function_modules", report.functionModules);
-    w.field("module_kind", report.moduleKind);
+    w.field("function_modules", report.moduleKind == ModuleKind::Function);
+    w.field("module_kind", moduleKindName(report.moduleKind));
     w.field("split_bins", report.splitBins);
     modules(w, report.modules);
     share(w, "unattributed", report.unattributed);

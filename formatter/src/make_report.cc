@@ -435,8 +435,7 @@ namespace {
     {
         step(request, "attributing samples");
         Report report = buildReport(std::move(s.profile), s.modules);
-        report.functionModules = s.kind == ModuleKind::Function;
-        report.moduleKind = s.kind == ModuleKind::File ? "file" : report.functionModules ? "function" : "unit";
+        report.moduleKind = s.kind == ModuleKind::Auto ? ModuleKind::Unit : s.kind;
         if (s.linesLater)
             readReportLines(request, s, report, messages);
         analyseModules(request, s, report);

@@ -101,8 +101,7 @@ namespace {
         r.profile.total = 120;
         r.totals.intervalMs = 0.5;
         r.totals.system = 20;
-        r.functionModules = true;
-        r.moduleKind = "function";
+        r.moduleKind = ModuleKind::Function;
         r.modules = { ModuleRow { 0, "sd", 90, 90, 3, 90, 0x1100, 0x40, 75, 0, 1 },
             ModuleRow { 1, "main", 8, 8, 2.7, 98, 0x1000, 0x80, 6.67, 0, 1 } };
         r.unattributed = Share { 2, 2, 1.4 };

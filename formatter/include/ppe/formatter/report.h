@@ -411,10 +411,9 @@ struct Report {
     Share unattributed; // in-range hits that fell in no module (padding, PLT, start-up code)
     bool splitBins = false; // some bins straddled two modules (or two lines) and were split by bytes
     bool cpuTime = true; // the samples measure CPU time (CPU mode), not real time
-    bool functionModules = false; // the modules are functions (--by function), not compile units
-    // What a module is: "unit" (a compile unit, or the map's object), "function" (--by function),
-    // "file" (a source file: --by file, or by default where the units are link-time partitions).
-    std::string moduleKind = "unit";
+    // What a module is: a compile unit (or the map's object), a function (--by function), or a
+    // source file (--by file, or by default where the units are link-time partitions). Never Auto.
+    ModuleKind moduleKind = ModuleKind::Unit;
     std::vector<ModuleLines> lines; // in the order of `modules`
     std::vector<ObjectRow> objects; // shared objects in decreasing hits
     std::vector<ObjectAnalysis> objectAnalyses; // shared objects with their own module table and lines
