@@ -309,15 +309,13 @@ namespace {
         return digits < length - 5 && digits > 0 && line[digits - 1] == '.';
     }
 
-    // True when the parent process runs the collector: it maps a live file (NAME.PID.live; a forked
-    // child maps its parent's until it has its own). Then this process is a program that a profiled
-    // program ran, not the one the user named (issue 33). Read from /proc/PPID/maps at start-up:
-    // nothing the program can observe is touched (no variable is set for it).
-    bool parentIsProfiled()
+    // True when process `pid` runs the collector: it maps a live file (NAME.PID.live; a forked child
+    // maps its parent's until it has its own).
+    bool runsCollector(pid_t pid)
     {
         char path[48] = "/proc/";
         char number[24];
-        appendTo(path, decimal(uint64_t(getppid()), number, sizeof(number)));
+        appendTo(path, decimal(uint64_t(pid), number, sizeof(number)));
         appendTo(path, "/maps");
         const int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -337,6 +335,48 @@ namespace {
         }
         close(fd);
         return found;
+    }
+
+    // This process's group and session (fields 5 and 6 of /proc/self/stat, after the command's ")").
+    bool groupAndSession(pid_t* group, pid_t* session)
+    {
+        char text[512];
+        const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+        const ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            return false;
+        text[n] = '\0';
+        const char* at = std::strrchr(text, ')');
+        uint64_t fields[4] = {}; // ppid, pgrp, session after the state letter
+        for (int i = -1; at && i < 3; ++i) {
+            at = std::strchr(at + 1, ' ');
+            if (at && i >= 0)
+                for (const char* d = at + 1; *d >= '0' && *d <= '9'; ++d)
+                    fields[i] = fields[i] * 10 + uint64_t(*d - '0');
+        }
+        *group = pid_t(fields[1]);
+        *session = pid_t(fields[2]);
+        return at != nullptr;
+    }
+
+    // True when a process that runs the collector started this one: its parent, or, once the parent
+    // has ended (a background grandchild of a script, `( prog & )`, which init or a subreaper
+    // adopts), the leader of its process group or session. Then this process is a program that a
+    // profiled program ran, not the one the user named (issue 33). Read from /proc at start-up:
+    // nothing the program can observe is touched (no variable is set for it).
+    bool parentIsProfiled()
+    {
+        if (runsCollector(getppid()))
+            return true;
+        pid_t group = 0;
+        pid_t session = 0;
+        const pid_t self = getpid();
+        if (!groupAndSession(&group, &session))
+            return false;
+        return (group > 0 && group != self && runsCollector(group))
+            || (session > 0 && session != self && session != group && runsCollector(session));
     }
 
     // Whether the file at `path` begins with "#!", as a script the kernel runs through its interpreter.

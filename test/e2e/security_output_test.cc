@@ -523,6 +523,39 @@ namespace {
         EXPECT_TRUE(fileExists(m_work + "/top.ppe")) << named.err;
     }
 
+    // A background grandchild of a script, started once its parent has ended (`( prog & )`), is
+    // adopted by init before the collector in it starts: its parent tells nothing, but its session
+    // (the script, run here under setsid as a terminal or a batch system runs one) does. It wrote
+    // beside its executable; now it writes where the first process writes.
+    TEST_F(SecurityOutputTest, AnOrphanedGrandchildWritesWhereTheFirstProcessWrites)
+    {
+        const std::string bin = m_dir.file("bin"); // the shell the user named writes beside itself
+        const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
+        fs::create_directory(bin);
+        fs::create_directory(system);
+        fs::copy_file("/bin/sh", bin + "/sh");
+        fs::copy_file(kSimp, system + "/simp_plain");
+        for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
+            ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        // The inner shell waits until the subshell that started it has ended (its parent is then
+        // init, pid 1, or a subreaper), then runs simp_plain. The script polls, with builtins only,
+        // for simp_plain's profile wherever it is written, up to a bound.
+        const std::string inner = "p=$PPID; while [ $p != 1 ] && kill -0 $p 2>/dev/null; do :; done; exec " + system
+            + "/simp_plain 1000003";
+        const std::string script = "( " + bin + "/sh -c '" + inner + "' & ); i=0; while [ $i -lt 2000000 ]; do "
+            + "for f in " + m_work + "/simp_plain.*.ppe " + system + "/simp_plain.*ppe; do [ -e \"$f\" ] && exit 0; "
+            + "done; i=$((i + 1)); done; exit 3";
+        std::vector<EnvChange> env = victimEnvironment("");
+        env[2] = { "PPE_OUT", "", true };
+        const RunResult run = runProgram({ "/usr/bin/setsid", bin + "/sh", "-c", script }, env, m_work);
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        EXPECT_EQ(namesIn(system), std::vector<std::string> { "simp_plain" }) << run.err;
+        int simps = 0;
+        for (const std::string& name : namesIn(m_work))
+            simps += std::regex_match(name, std::regex(R"(simp_plain\.[0-9]+\.ppe)"));
+        EXPECT_EQ(simps, 1) << run.err;
+    }
+
     // A script run by its name under LD_PRELOAD: the kernel runs its interpreter, but the user named
     // the script, so the interpreter's profile lies beside the script and is named by it, never
     // beside the interpreter (a shell script run so as root used to leave bash.ppe in /usr/bin).
