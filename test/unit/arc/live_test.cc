@@ -1,8 +1,10 @@
 // The probing session against real servers: gdbserver (launched and attached), qemu-aarch64 and
 // qemu-arc, each running loop.c; the PC must land in the program's text, and after the detach the
-// program must run to its normal end (status 42).
+// program must run to its normal end (status 42). A software breakpoint through TargetAccess stops
+// each server's program at the address with the memory unchanged (the issue 36 claim for qemu-arc).
 #include "local_server.h"
 #include "ppe/gdbremote/probe.h"
+#include "ppe/gdbremote/target_access.h"
 
 #include <csignal>
 #include <cstdio>
@@ -284,4 +286,116 @@ TEST_F(Live, QemuArcAnswersPOnlyAfterTheDescription)
     if (!executable(qemuArc) || !executable(PPE_LOOP_ARC))
         GTEST_SKIP() << "qemu-arc or arc-linux-gnu-gcc-12 not found ($QEMU_ARC, or test/README.md)";
     expectPOnlyAfterDescription(qemuArc, "/usr/arc-linux-gnu", PPE_LOOP_ARC, 36);
+}
+
+// The address of `symbol` in `program` (nm), 0 when absent.
+static std::uint64_t symbolAt(const std::string& nm, const std::string& program, const std::string& symbol)
+{
+    FILE* out = ::popen((nm + " --defined-only " + program).c_str(), "r");
+    char line[512], name[256];
+    std::uint64_t found = 0;
+    unsigned long long addr = 0;
+    char type = 0;
+    while (out && std::fgets(line, sizeof line, out))
+        if (std::sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && symbol == name)
+            found = addr;
+    if (out)
+        ::pclose(out);
+    return found;
+}
+
+static std::string littleEndian(std::uint64_t value, std::size_t size)
+{
+    std::string out;
+    for (std::size_t i = 0; i < size; ++i)
+        out += char((value >> (8 * i)) & 0xff);
+    return out;
+}
+
+// A software breakpoint (Z0) at work(), which main() calls again and again: the memory there
+// reads as before while it is in, the target runs into it and stops with the PC at work(), and
+// once it is undone the program runs to its normal end (expectRanToItsEnd).
+// `pcPast`: how far past the breakpoint the stop leaves the PC (x86: after the int3; GDB sets it
+// back before it resumes, gdbarch decr_pc_after_break), 0 elsewhere.
+static void expectBreakpointStopsAtWork(
+    int port, const std::string& nm, const std::string& program, unsigned kind, unsigned pcPast, ControlOptions options)
+{
+    const std::uint64_t work = symbolAt(nm, program, "work");
+    ASSERT_NE(work, 0u) << nm << " found no work in " << program;
+    auto session = connectSoon(port);
+    ASSERT_TRUE(session.ok()) << session.error().str();
+    ASSERT_TRUE(session->negotiate().ok());
+    ASSERT_TRUE(session->haltReason().ok());
+    auto tdesc = session->readTargetDescription();
+    ASSERT_TRUE(tdesc.ok() && tdesc->pc()) << (tdesc ? "no pc" : tdesc.error().str());
+    TargetControl control(*session, options);
+    UndoJournal journal(::testing::TempDir() + "ppe-live-" + std::to_string(::getpid()) + ".undo", "live");
+    TargetAccess access(control, *tdesc, false, &journal);
+    auto before = access.readMemory(work, 4);
+    ASSERT_TRUE(before.ok()) << before.error().str();
+    ASSERT_TRUE(access.insertBreakpoint(work, kind).ok());
+    auto during = access.readMemory(work, 4);
+    ASSERT_TRUE(during.ok()) << during.error().str();
+    EXPECT_EQ(*during, *before) << "the breakpoint shows in memory";
+    ASSERT_TRUE(control.resume().ok());
+    auto stop = control.ownStop();
+    ASSERT_TRUE(stop.ok()) << stop.error().str();
+    EXPECT_FALSE(stop->ended());
+    EXPECT_EQ(stop->code, SIGTRAP);
+    auto pc = access.readRegister(tdesc->pc()->name);
+    ASSERT_TRUE(pc.ok()) << pc.error().str();
+    EXPECT_EQ(*pc, work + pcPast) << std::hex << "pc 0x" << *pc << ", work() at 0x" << work;
+    ASSERT_TRUE(access.undoAll().ok());
+    if (pcPast) // back to the start of the instruction the int3 stood for
+        ASSERT_TRUE(access.writeRegisterBytes(*tdesc->pc(), littleEndian(work, tdesc->pc()->bytes())).ok());
+    EXPECT_TRUE(journal.empty());
+    ASSERT_TRUE(control.detach().ok());
+}
+
+// Waits for the server, which ends with the program once the session is closed (QEMU waits for
+// the acknowledgement of its exit reply while the connection is open), and reads `done`.
+static void expectRanToItsEnd(pid_t server, const std::string& done)
+{
+    exitStatus(server);
+    std::ifstream in(done);
+    std::string status;
+    std::getline(in, status);
+    EXPECT_EQ(status, "exit 42") << "the program did not run to its end";
+    std::remove(done.c_str());
+}
+
+static std::string doneFile(const char* name)
+{
+    std::string done = ::testing::TempDir() + "ppe-arc-" + name + "-" + std::to_string(::getpid());
+    std::remove(done.c_str());
+    return done;
+}
+
+TEST_F(Live, QemuArcBreakpointStopsAtTheAddressMemoryUnchanged)
+{
+    std::string qemuArc = std::getenv("QEMU_ARC") ? std::getenv("QEMU_ARC") : PPE_QEMU_ARC;
+    if (!executable(qemuArc) || !executable(PPE_LOOP_ARC))
+        GTEST_SKIP() << "qemu-arc or arc-linux-gnu-gcc-12 not found ($QEMU_ARC, or test/README.md)";
+    int port = freePort();
+    const std::string done = doneFile("qemu-arc-break");
+    pid_t qemu = spawn({ qemuArc, "-L", "/usr/arc-linux-gnu", "-g", std::to_string(port), PPE_LOOP_ARC, "1000", done });
+    ControlOptions options;
+    options.fallbackInterrupt = sigint(qemu);
+    expectBreakpointStopsAtWork(port, PPE_NM_ARC, PPE_LOOP_ARC, 2, 0, options);
+    if (HasFatalFailure()) // a server nobody detached from may wait for ever
+        ::kill(qemu, SIGKILL);
+    expectRanToItsEnd(qemu, done);
+}
+
+TEST_F(Live, GdbserverBreakpointStopsAtTheAddressMemoryUnchanged)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver not found (Debian: gdbserver)";
+    int port = freePort();
+    const std::string done = doneFile("gdbserver-break");
+    pid_t server = spawn({ PPE_GDBSERVER, "--once", ":" + std::to_string(port), PPE_LOOP_NATIVE, "1000", done });
+    expectBreakpointStopsAtWork(port, "nm", PPE_LOOP_NATIVE, 1, 1, {});
+    if (HasFatalFailure()) // a server nobody detached from may wait for ever
+        ::kill(server, SIGKILL);
+    expectRanToItsEnd(server, done);
 }
