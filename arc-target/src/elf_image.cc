@@ -1,5 +1,7 @@
 #include "ppe/arc/elf_image.h"
 
+#include "ppe/core/elf_note.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -86,17 +88,12 @@ namespace {
             const uint64_t vaddr = is64 ? ph.get(p + 16, 8) : ph.get(p + 8, 4);
             const uint64_t size = is64 ? ph.get(p + 32, 8) : ph.get(p + 16, 4);
             const std::string notes = readAt(fd, offset, size_t(std::min<uint64_t>(size, 1 << 16)));
-            const Fields n { notes, bigEndian };
-            for (uint64_t at = 0; n.has(at, 12);) {
-                const uint64_t nameSize = n.get(at, 4), descSize = n.get(at + 4, 4), type = n.get(at + 8, 4);
-                const uint64_t desc = at + 12 + ((nameSize + 3) & ~3ull);
-                if (!n.has(desc, descSize))
-                    break;
-                if (type == NT_GNU_BUILD_ID && nameSize == 4 && notes.compare(at + 12, 3, "GNU") == 0) {
-                    address = vaddr ? vaddr + desc : 0;
-                    return notes.substr(desc, descSize);
-                }
-                at = desc + ((descSize + 3) & ~3ull);
+            const auto* bytes = reinterpret_cast<const uint8_t*>(notes.data());
+            ElfNote note {};
+            if (findBuildIdNote(bytes, notes.size(), bigEndian, &note)) {
+                const uint64_t desc = uint64_t(note.desc - bytes);
+                address = vaddr ? vaddr + desc : 0;
+                return notes.substr(desc, note.size);
             }
         }
         return {};

@@ -147,25 +147,10 @@ bool objectContains(const dl_phdr_info* info, uintptr_t address)
     return false;
 }
 
-bool findNote(uintptr_t at, uintptr_t end, uint32_t type, const char* name, ElfNote* out)
+bool findNote(uintptr_t start, uintptr_t end, uint32_t type, const char* name, ElfNote* out)
 {
-    const size_t nameSize = std::strlen(name) + 1;
-    while (at + sizeof(ElfW(Nhdr)) <= end) {
-        ElfW(Nhdr) note;
-        std::memcpy(&note, reinterpret_cast<const void*>(at), sizeof(note));
-        const uintptr_t noteName = at + sizeof(note);
-        const uintptr_t desc = noteName + ((note.n_namesz + 3) & ~3u);
-        const uintptr_t next = desc + ((note.n_descsz + 3) & ~3u);
-        if (next > end || next <= at)
-            return false;
-        if (note.n_type == type && note.n_namesz == nameSize
-            && std::memcmp(reinterpret_cast<const void*>(noteName), name, nameSize) == 0) {
-            *out = ElfNote { reinterpret_cast<const uint8_t*>(desc), note.n_descsz };
-            return true;
-        }
-        at = next;
-    }
-    return false;
+    return end > start
+        && findElfNote(reinterpret_cast<const uint8_t*>(start), end - start, kNativeBigEndian, type, name, out);
 }
 
 uint32_t readBuildId(const ElfW(Phdr) * phdrs, unsigned count, uintptr_t bias, uintptr_t readableStart,
@@ -179,7 +164,9 @@ uint32_t readBuildId(const ElfW(Phdr) * phdrs, unsigned count, uintptr_t bias, u
         if (start < readableStart || end > readableEnd || end < start)
             continue;
         ElfNote note {};
-        if (findNote(start, end, NT_GNU_BUILD_ID, "GNU", &note) && note.size <= capacity) {
+        if (end > start
+            && findBuildIdNote(reinterpret_cast<const uint8_t*>(start), end - start, kNativeBigEndian, &note)
+            && note.size <= capacity) {
             std::memcpy(out, note.desc, note.size);
             return note.size;
         }

@@ -2,6 +2,7 @@
 // time, where it was loaded, and its build id.
 #pragma once
 
+#include "ppe/core/elf_note.h"
 #include "ppe/core/profile_record.h"
 
 #include <climits>
@@ -43,14 +44,8 @@ uint32_t readCodeSections(const char* path, CodeSection* out, uint32_t capacity)
 // The note every copy of the collector carries (name "PPE", type "PPE1"; first_collector.cc).
 inline constexpr uint32_t kPpeNoteType = 0x50504531;
 
-// The descriptor of an ELF note.
-struct ElfNote {
-    const uint8_t* desc;
-    uint32_t size;
-};
-
 // Finds the first note of `type` whose name is `name` in the notes at run-time [start, end),
-// never reading past `end` (a damaged note stops the walk). Signal-safe.
+// never reading past `end` (a damaged note stops the walk; core/elf_note.h). Signal-safe.
 bool findNote(uintptr_t start, uintptr_t end, uint32_t type, const char* name, ElfNote* out);
 
 // Reads the NT_GNU_BUILD_ID note through program headers of an object loaded with `bias`,

@@ -1,5 +1,7 @@
 #include "elf_file.h"
 
+#include "ppe/core/elf_note.h"
+
 #include <llvm/Object/Decompressor.h>
 #include <llvm/Support/Endian.h>
 
@@ -40,19 +42,10 @@ namespace {
     // The build id among the notes of one SHT_NOTE section, or "".
     std::string buildIdInNotes(llvm::StringRef d, llvm::support::endianness endian)
     {
-        while (d.size() >= 12) {
-            const uint32_t nameSize = llvm::support::endian::read32(d.data(), endian);
-            const uint32_t descSize = llvm::support::endian::read32(d.data() + 4, endian);
-            const uint32_t type = llvm::support::endian::read32(d.data() + 8, endian);
-            const uint64_t nameEnd = 12 + llvm::alignTo(nameSize, 4);
-            const uint64_t descEnd = nameEnd + llvm::alignTo(descSize, 4);
-            if (descEnd > d.size() || nameEnd + descSize > d.size())
-                break;
-            if (type == llvm::ELF::NT_GNU_BUILD_ID && nameSize == 4 && d.substr(12, 4) == llvm::StringRef("GNU\0", 4))
-                return hex(d.substr(nameEnd, descSize));
-            d = d.drop_front(descEnd);
-        }
-        return "";
+        ElfNote note {};
+        if (!findBuildIdNote(d.bytes_begin(), d.size(), endian == llvm::support::big, &note))
+            return "";
+        return hex(llvm::StringRef(reinterpret_cast<const char*>(note.desc), note.size));
     }
 
     template <class ELFT> std::vector<Segment> loadSegments(const obj::ELFObjectFile<ELFT>& o)
