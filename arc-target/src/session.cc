@@ -96,6 +96,7 @@ Status Session::awaitAck(const std::string& raw, Clock::time_point deadline)
             continue;
         }
         ++m_stats.retransmits;
+        m_echoesOwed += !event; // its `+` late, not lost: it may be answered twice
         if (++attempts > m_options.maxRetransmits)
             return error("the server did not accept a packet in " + std::to_string(attempts) + " tries");
         if (auto sent = write(raw); !sent)
@@ -120,6 +121,7 @@ Status Session::unsolicited(const Event& event)
 
 Status Session::send(std::string_view packet)
 {
+    m_echoesOwed = 0;
     std::string raw = frame(packet);
     if (auto sent = write(raw); !sent)
         return sent;
@@ -185,6 +187,36 @@ static bool answeredByStop(std::string_view packet)
     return !packet.empty() && (packet[0] == 'c' || packet[0] == 'C' || packet[0] == 's' || packet[0] == 'S');
 }
 
+// A packet sent again because its `+` was overdue, not lost (the server stalled for longer than
+// ackTimeout: qemu-arc on a loaded machine), is acknowledged and answered twice, the second time
+// after ours was acknowledged. Left queued, that echo would answer the next request (ppe-arc under
+// qemu-arc: "qfThreadInfo reply '00050100'", a `p` reply). Each echo owed is waited for up to
+// ackTimeout and dropped; anything else is left for what follows. A copy that was really lost
+// (QEMU reading our bytes as the ack of its own repeated stop) costs that wait once.
+void Session::dropEchoes(const std::string& reply)
+{
+    for (; m_echoesOwed > 0; --m_echoesOwed) {
+        const Clock::time_point until = Clock::now() + m_options.ackTimeout;
+        for (bool dropped = false; !dropped;) {
+            auto event = nextEvent(until);
+            if (!event) // none came, or the connection failed: the next request says so
+                return (void)(m_echoesOwed = 0);
+            if (event->kind == EventKind::Ack) {
+                ++m_stats.strayAcks;
+                continue;
+            }
+            dropped = event->kind == EventKind::Packet && event->data == reply;
+            if (!dropped) {
+                m_events.push_front(std::move(*event));
+                return (void)(m_echoesOwed = 0);
+            }
+            ++m_stats.echoes;
+            if (m_ackMode)
+                (void)write("+");
+        }
+    }
+}
+
 // A `T`/`S` stop reply to a packet that no stop answers: a stale stop that came late. QEMU answers
 // a 0x03 it read as a bad acknowledgement with a second stop, and that one can come after the ack
 // of the next packet, where the ack-time check cannot see it, in place of the reply. It is
@@ -197,8 +229,11 @@ Result<std::string> Session::request(std::string_view packet)
     for (int late = 0;; ++late) {
         auto reply = receive(deadline());
         if (!reply || stopExpected || late == 8 || reply->empty() || (reply->front() != 'T' && reply->front() != 'S')
-            || !parseStopReply(*reply))
+            || !parseStopReply(*reply)) {
+            if (reply && !stopExpected)
+                dropEchoes(*reply);
             return reply;
+        }
         ++m_stats.lateStops;
     }
 }

@@ -98,6 +98,26 @@ TEST(Session, ResendsAPacketLostWhileTheServerRepeatedItsStop)
     EXPECT_EQ(peer.finish(), "");
 }
 
+// A server that stalled longer than ackTimeout (qemu-arc under load) acknowledges and answers
+// both copies of the packet sent again: the second `p` reply, left queued, answered the next
+// request (ppe-arc: "cannot list the threads: qfThreadInfo reply '00050100'"). The echo is dropped.
+TEST(Session, TheEchoOfAPacketSentAgainAnswersNoLaterRequest)
+{
+    FakePeer peer({ client("p24"), client("p24"), serverRaw("+"), server("00050100"), clientRaw("+"), serverRaw("+"),
+        server("00050100"), clientRaw("+"), client("qfThreadInfo"), serverRaw("+"), server("m1"), clientRaw("+") });
+    SessionOptions options;
+    options.ackTimeout = std::chrono::milliseconds(100);
+    Session session(peer.client(), options);
+    auto pc = session.readRegister(0x24);
+    ASSERT_TRUE(pc.ok()) << pc.error().str();
+    EXPECT_EQ(*pc, "00050100");
+    auto threads = session.request("qfThreadInfo");
+    ASSERT_TRUE(threads.ok()) << threads.error().str();
+    EXPECT_EQ(*threads, "m1");
+    EXPECT_EQ(session.stats().echoes, 1u);
+    EXPECT_EQ(peer.finish(), "");
+}
+
 TEST(Session, GivesUpOnAServerThatNeverAcks)
 {
     PeerOptions stall;

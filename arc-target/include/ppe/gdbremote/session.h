@@ -50,6 +50,7 @@ struct SessionStats {
     std::size_t unsolicited = 0; // packets that came before the ack of ours (acknowledged, dropped)
     std::size_t notifications = 0;
     std::size_t lateStops = 0; // stale stop replies in place of a request's reply (read past)
+    std::size_t echoes = 0; // second replies to a packet sent again after a late `+` (dropped)
 };
 
 class Session {
@@ -128,6 +129,7 @@ private:
     Result<StopReply> drainStopped(StopReply first);
     bool consoleOutput(const std::string& packet);
     Result<StopReply> recordStop(Result<StopReply> reply);
+    void dropEchoes(const std::string& reply);
 
     Connection m_connection;
     SessionOptions m_options;
@@ -141,6 +143,7 @@ private:
     bool m_ackMode = true;
     bool m_nonStop = false;
     bool m_useVCont = false;
+    std::size_t m_echoesOwed = 0; // sends of the last packet after its `+` was overdue
 };
 
 } // namespace ppe::gdbremote
