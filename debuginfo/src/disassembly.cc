@@ -60,12 +60,39 @@ namespace {
         std::string name;
     };
 
-    // The file's function symbols by address (its static table, else its dynamic one).
+    // Whether every symbol table of `elf` can be walked: the ObjectFile symbol iterator trusts
+    // sh_entsize, and on a damaged one ran for minutes (fuzz/fuzz_elf, bad-symtab-entsize.elf).
+    bool symbolTablesSound(const obj::ELFObjectFileBase& elf)
+    {
+        bool sound = true;
+        withElfType(elf, [&](const auto& o) {
+            const auto& file = o.getELFFile();
+            auto sections = file.sections();
+            if (!sections) {
+                llvm::consumeError(sections.takeError());
+                sound = false;
+                return;
+            }
+            for (const auto& table : *sections) {
+                if (table.sh_type != llvm::ELF::SHT_SYMTAB && table.sh_type != llvm::ELF::SHT_DYNSYM)
+                    continue;
+                auto symbols = file.symbols(&table);
+                if (!symbols) {
+                    llvm::consumeError(symbols.takeError());
+                    sound = false;
+                }
+            }
+        });
+        return sound;
+    }
+
+    // The file's function symbols by address (its static table, else its dynamic one); none when a
+    // table is damaged (the code is decoded all the same, without names for its branch targets).
     std::vector<Symbol> functionSymbols(const obj::ObjectFile& object)
     {
         std::vector<Symbol> out;
         const auto* elf = llvm::dyn_cast<obj::ELFObjectFileBase>(&object);
-        if (!elf)
+        if (!elf || !symbolTablesSound(*elf))
             return out;
         for (const obj::ELFSymbolRef s : elf->symbols()) {
             llvm::Expected<obj::SymbolRef::Type> type = s.getType();
