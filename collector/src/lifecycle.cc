@@ -122,13 +122,13 @@ namespace {
     // perf mechanisms, which exclude the kernel); 0 for the real-time timer, whose rate is wall time.
     uint64_t expectedSamples(uint64_t activeNs, uint64_t intervalNs, Mechanism mechanism)
     {
-        if (mechanism == Mechanism::PosixTimer || !intervalNs)
+        if (countsTimerTicks(mechanism) || !intervalNs)
             return 0;
         rusage usage {};
         getrusage(RUSAGE_SELF, &usage);
         const uint64_t user = uint64_t(usage.ru_utime.tv_sec) * 1'000'000 + uint64_t(usage.ru_utime.tv_usec);
         const uint64_t all = user + uint64_t(usage.ru_stime.tv_sec) * 1'000'000 + uint64_t(usage.ru_stime.tv_usec);
-        const bool userOnly = mechanism == Mechanism::PerfTaskClock || mechanism == Mechanism::PerfRing;
+        const bool userOnly = samplesUserTimeOnly(mechanism);
         const unsigned __int128 full = activeNs / intervalNs;
         return uint64_t(userOnly && all ? full * user / all : full);
     }
@@ -137,7 +137,7 @@ namespace {
     // real-time timer; what the threads whose CPU time is known achieved together for itimer-prof.
     double threadRate(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
     {
-        if (mechanism == Mechanism::PosixTimer)
+        if (countsTimerTicks(mechanism))
             return 1e7 / double(r.interval);
         double samples = 0;
         double cpu = 0;
@@ -154,7 +154,7 @@ namespace {
     // so that a user who never formats still learns that samples are missing.
     void sayMissingThreads(const ProfileRecord& r, std::span<const ThreadRecord> threads, Mechanism mechanism)
     {
-        if (!r.interval || (mechanism != Mechanism::PosixTimer && mechanism != Mechanism::ItimerProf))
+        if (!r.interval || !signalsProcessDirected(mechanism))
             return;
         const double rate = threadRate(r, threads, mechanism);
         uint64_t count = 0;

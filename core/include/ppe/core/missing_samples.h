@@ -15,16 +15,6 @@ inline constexpr double kMissingPercent = 80;
 // end, and a thread that ended in between has its last reading.
 inline constexpr double kThreadMissingPercent = 50;
 
-// Why perf-ring took too few samples when the kernel neither lost (full rings) nor throttled any
-// (issue 35: the words blamed throttling, which had not happened, for 6000 threads of 0.25 ms).
-inline constexpr const char* kShortThreadsReason
-    = "the kernel neither lost nor throttled any: threads that ran for only a few sampling intervals each "
-      "(a new thread's first sample comes one full interval of its own CPU time after it starts, and its last "
-      "part of an interval is never sampled)";
-inline constexpr const char* kThrottledReason
-    = "the kernel throttled the perf events (faster than kernel.perf_event_max_sample_rate allows: ask for a "
-      "lower rate)";
-
 // Whether `taken` samples fall short of `expected` by more than `percent` allows.
 constexpr bool samplesMissing(double expected, double taken, double percent)
 {
