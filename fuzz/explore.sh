@@ -7,6 +7,8 @@
 # Usage: fuzz/explore.sh BUILD_DIR [SECONDS] [JOBS]     (a -DPPE_FUZZ=ON clang build)
 set -euo pipefail
 build=$1
+# UBSan reports, which otherwise let the run go on (and pass), stop it with the input kept.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 seconds=${2:-60}
 jobs=${3:-2}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,17 +23,15 @@ seeds() { # the fixture folder that seeds TARGET (replay.sh's)
     profile) echo "$data/report" ;;
     elf) echo "$data/debuginfo" ;;
     gdb_remote) echo "$data/gdb-remote" ;;
+    live_file) echo "$here/corpus/live_file" ;; # live files are made by runs (README.md here)
   esac
 }
 
 explore() { # explore TARGET: its log, status and artifacts in $scratch
   local target=$1
   mkdir -p "$scratch/new-$target" "$scratch/found-$target"
-  local isolate=()
-  # ELF through ppeout's isolated reader, as replay.sh: LLVM 14 itself crashes on some files.
-  [[ $target == elf ]] && isolate=(env PPE_FUZZ_ISOLATE=1)
   local rc=0
-  "${isolate[@]}" "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 \
+  "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 \
     -print_final_stats=1 -artifact_prefix="$scratch/found-$target/" \
     "$scratch/new-$target" "$here/corpus/$target" "$(seeds "$target")" >"$scratch/$target.log" 2>&1 || rc=$?
   echo "$rc" >"$scratch/$target.rc"
@@ -64,7 +64,7 @@ report() { # report TARGET: 0 when it found nothing
   return 1
 }
 
-targets=(listing link_map profile elf gdb_remote)
+targets=(listing link_map profile elf gdb_remote live_file)
 for target in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do
     wait -n || true

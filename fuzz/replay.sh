@@ -4,6 +4,8 @@
 # Usage: fuzz/replay.sh BUILD_DIR     (a -DPPE_FUZZ=ON clang build; see README.md here)
 set -euo pipefail
 build=$1
+# UBSan reports, which otherwise let the run go on (and pass), stop it with the input kept.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../test/data
 replay() { # replay TARGET INPUTS...
@@ -22,6 +24,8 @@ replay() { # replay TARGET INPUTS...
 replay listing "$here/corpus/listing" "$data/listings"
 replay link_map "$here/corpus/link_map" "$data/maps"
 replay profile "$here/corpus/profile" "$data/report"
-# ELF: through ppeout's isolated reader (LLVM 14 itself crashes on some of these files).
-PPE_FUZZ_ISOLATE=1 replay elf "$here/corpus/elf" "$data/debuginfo"
+# ELF: each read through ppeout's isolated reader, as ppeout makes it (LLVM 14 itself crashes on
+# some of these files), then in-process when the reader survived it (fuzz_elf.cc).
+replay elf "$here/corpus/elf" "$data/debuginfo"
 replay gdb_remote "$here/corpus/gdb_remote" "$data/gdb-remote"
+replay live_file "$here/corpus/live_file"
