@@ -280,6 +280,19 @@ namespace {
         };
     }
 
+    // After a refusal before sampling began: an attached program is detached and runs on, but one
+    // ppe-arc started itself (--spawn) is ended, with its server, rather than left running where
+    // nobody can reach it (`k`; the server reaped, killed if it outlives its program by 5 s).
+    void endAfterRefusal(TargetControl& control, pid_t server)
+    {
+        if (server <= 0) {
+            (void)control.detach(); // never leave the program stopped
+            return;
+        }
+        (void)control.kill();
+        SpawnedServer reaped { server };
+    }
+
 } // namespace
 
 Result<std::string> chooseMode(Session& session, const std::string& mode)
@@ -437,21 +450,24 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
         server = *spawned;
     }
     auto session = connectSoon(r, server);
-    if (!session)
+    if (!session) {
+        if (server > 0 && ::kill(-server, SIGKILL) == 0) // the server ppe-arc started, and its program
+            ::waitpid(server, nullptr, 0);
         return out.error = session.error().str(), out;
+    }
     ControlOptions controlOptions;
     controlOptions.fallbackInterrupt = signalling(server);
     TargetControl control(*session, controlOptions);
     if (auto ready = prepare(*session, r, p); !ready) {
         out.error = ready.error().str();
-        (void)control.detach(); // never leave the program stopped
+        endAfterRefusal(control, server);
         return out;
     }
     PcReader reader(*session, p.pc, p.elf.bigEndian);
     auto probe = reader.probe();
     if (!probe) {
         out.error = probe.error().str();
-        (void)control.detach();
+        endAfterRefusal(control, server);
         return out;
     }
     p.probe = *probe;

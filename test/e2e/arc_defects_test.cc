@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
@@ -103,6 +104,30 @@ TEST(ArcDefects, AllStopAttachedToAProgramThatDoesNotLeadItsGroup)
 // ELF mathlib) and a fixed-address ARC one (qemu-arc running split, the ELF loop) are refused,
 // naming both entries and both build ids. Before: accepted, the profile carried the other
 // program's names.
+// A program ppe-arc started itself (--spawn) and then refused to sample (a wrong --elf) was left
+// running under its server, with nobody to reach it: it is ended with its server now. (A program
+// ppe-arc attached to is detached and runs on, as the user guide says.)
+TEST(ArcDefects, ARefusedSpawnedProgramIsEndedNotLeftRunning)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
+    TempDir dir;
+    const std::string own = dir.file("split-own"); // a copy of its own, to be told from other tests' runs
+    std::filesystem::copy_file(PPE_SPLIT_NATIVE, own);
+    std::filesystem::permissions(own, std::filesystem::perms::owner_all);
+    const RunResult r = sampleSpawned(PPE_MATHLIB, std::string(PPE_GDBSERVER) + " :{PORT} " + own + " 60000",
+        dir.file("wrong.ppe"), { "--duration", "1" });
+    EXPECT_EQ(r.status, 1) << r.err;
+    std::vector<std::string> left;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        std::error_code missing;
+        if (std::filesystem::read_symlink(entry.path() / "exe", missing) == own)
+            left.push_back(entry.path().filename().string());
+    }
+    EXPECT_TRUE(left.empty()) << "still running: pid " << (left.empty() ? "" : left[0]) << "\n" << r.err;
+}
+
 TEST(ArcDefects, WrongElfOfTheSameArchitectureIsRefused)
 {
     if (!executable(PPE_GDBSERVER))
