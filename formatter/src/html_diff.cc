@@ -25,8 +25,9 @@ namespace {
         const std::string change
             = fmt::format("Program time changed by {:+.3f} s ({:+.2f}%)", d.deltaSeconds, d.deltaSecondsPercent);
         if (d.sameBuild)
-            return change + ": two runs of one build, run-to-run variation of the machine, which the binomial "
-                            "errors do not cover.";
+            return change
+                + ": two runs of one build, run-to-run variation of the machine, which the binomial "
+                  "errors do not cover.";
         return fmt::format("{}, z {:.2f}, p {:.2g}: {}.", change, d.time.z, d.time.p,
             d.timeSignificant ? "significant" : "not significant");
     }
@@ -49,8 +50,8 @@ namespace {
 
     void row(std::string& out, const DiffRow& r)
     {
-        out += fmt::format("<tr{}><td class=\"name\">{}</td>", r.significant ? " class=\"significant\"" : "",
-            esc(r.name));
+        out += fmt::format(
+            "<tr{}><td class=\"name\">{}</td>", r.significant ? " class=\"significant\"" : "", esc(r.name));
         out += numberCell(r.base.percent, fmt::format("{:.2f}", r.base.percent))
             + numberCell(r.changed.percent, fmt::format("{:.2f}", r.changed.percent))
             + numberCell(r.deltaPercent, fmt::format("{:+.2f}", r.deltaPercent))
@@ -71,11 +72,12 @@ namespace {
         out += fmt::format("<h3>By {}</h3>\n<p class=\"note\">{} rows compared: time changed in {}, share in {}, both "
                            "in the same direction in {}.</p>\n",
             moduleKindName(t.kind), t.compared, t.timeChanged, t.shareChanged, t.significant);
-        out += fmt::format("<div class=\"scroll\"><table class=\"sortable diff\" data-kind=\"{}\"><thead><tr><th>{}</th>"
-                           "<th class=\"num\">Base %</th><th class=\"num\">New %</th><th class=\"num\">Chg pp</th>"
-                           "<th class=\"num\">z(%)</th><th class=\"num\">p(%)</th><th class=\"num\">Base s</th>"
-                           "<th class=\"num\">New s</th><th class=\"num\">Chg s</th><th class=\"num\">&plusmn; error</th>"
-                           "<th class=\"num\">z(s)</th><th class=\"num\">p(s)</th><th>Moved</th></tr></thead><tbody>\n",
+        out += fmt::format(
+            "<div class=\"scroll\"><table class=\"sortable diff\" data-kind=\"{}\"><thead><tr><th>{}</th>"
+            "<th class=\"num\">Base %</th><th class=\"num\">New %</th><th class=\"num\">Chg pp</th>"
+            "<th class=\"num\">z(%)</th><th class=\"num\">p(%)</th><th class=\"num\">Base s</th>"
+            "<th class=\"num\">New s</th><th class=\"num\">Chg s</th><th class=\"num\">&plusmn; error</th>"
+            "<th class=\"num\">z(s)</th><th class=\"num\">p(s)</th><th>Moved</th></tr></thead><tbody>\n",
             moduleKindName(t.kind), functions ? "Function" : "Module");
         for (const DiffRow& r : t.rows)
             row(out, r);
