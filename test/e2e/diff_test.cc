@@ -270,8 +270,9 @@ for t in d["tables"]:
 
         std::vector<std::string> flagged; // "function NAME MOVEMENT" per format
         for (const CsvRow& row : csvRows(out["csv"])) {
-            if (row["kind"] == "program")
+            if (row["kind"] == "program") {
                 EXPECT_EQ(row["base_hits"] + " " + row["new_hits"], inRangeOf(out["ppl"])) << out["csv"];
+            }
             if (row["kind"] == "row" && row["significant"] == "true")
                 flagged.push_back(row["table"] + " " + row["name"] + " " + row["moved"]);
         }
@@ -281,8 +282,9 @@ for t in d["tables"]:
         const RunResult json = runProgram(
             { "python3", "-c", kJsonFlagged, PPE_SOURCE_DIR "/docs/report.schema.json", dir.file("diff.json") });
         ASSERT_EQ(json.status, 0) << json.err;
-        if (json.out.rfind("SKIP ", 0) != 0)
+        if (json.out.rfind("SKIP ", 0) != 0) {
             EXPECT_EQ(json.out, "in_range " + inRangeOf(out["ppl"]) + "\nfunction " + south->name + " slower\n");
+        }
 
         // The page: one marked row in the function table, south()'s, with its word.
         const std::string html = out["html"];

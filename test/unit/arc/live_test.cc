@@ -346,8 +346,9 @@ static void expectBreakpointStopsAtWork(
     ASSERT_TRUE(pc.ok()) << pc.error().str();
     EXPECT_EQ(*pc, work + pcPast) << std::hex << "pc 0x" << *pc << ", work() at 0x" << work;
     ASSERT_TRUE(access.undoAll().ok());
-    if (pcPast) // back to the start of the instruction the int3 stood for
+    if (pcPast) { // back to the start of the instruction the int3 stood for
         ASSERT_TRUE(access.writeRegisterBytes(*tdesc->pc(), littleEndian(work, tdesc->pc()->bytes())).ok());
+    }
     EXPECT_TRUE(journal.empty());
     ASSERT_TRUE(control.detach().ok());
 }
