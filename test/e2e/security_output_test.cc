@@ -537,14 +537,15 @@ namespace {
         fs::copy_file(kSimp, system + "/simp_plain");
         for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
             ASSERT_EQ(chmod(p.c_str(), 0755), 0);
-        // The inner shell waits until the subshell that started it has ended (its parent is then
-        // init, pid 1, or a subreaper), then runs simp_plain. The script polls, with builtins only,
-        // for simp_plain's profile wherever it is written, up to a bound.
-        const std::string inner = "p=$PPID; while [ $p != 1 ] && kill -0 $p 2>/dev/null; do :; done; exec " + system
-            + "/simp_plain 1000003";
-        const std::string script = "( " + bin + "/sh -c '" + inner + "' & ); i=0; while [ $i -lt 2000000 ]; do "
-            + "for f in " + m_work + "/simp_plain.*.ppe " + system + "/simp_plain.*ppe; do [ -e \"$f\" ] && exit 0; "
-            + "done; i=$((i + 1)); done; exit 3";
+        // The job waits for `go`, which the script makes once the subshell that started the job
+        // has ended (the script waited for it), then runs simp_plain; the script polls for
+        // simp_plain's profile wherever it is written. Builtins only, each loop bounded.
+        const std::string go = m_dir.file("go");
+        const std::string job = "i=0; while [ ! -e " + go + " ] && [ $i -lt 5000000 ]; do i=$((i + 1)); done; exec "
+            + system + "/simp_plain 1000003";
+        const std::string script = "( " + bin + "/sh -c '" + job + "' & ); : > " + go
+            + "; i=0; while [ $i -lt 2000000 ]; do for f in " + m_work + "/simp_plain.*.ppe " + system
+            + "/simp_plain.*ppe; do [ -e \"$f\" ] && exit 0; done; i=$((i + 1)); done; exit 3";
         std::vector<EnvChange> env = victimEnvironment("");
         env[2] = { "PPE_OUT", "", true };
         const RunResult run = runProgram({ "/usr/bin/setsid", bin + "/sh", "-c", script }, env, m_work);
