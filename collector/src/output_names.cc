@@ -362,14 +362,18 @@ namespace {
     }
 
     // True when a process that runs the collector started this one: its parent, or, once the parent
-    // has ended (a background grandchild of a script, `( prog & )`, which init or a subreaper
-    // adopts), the leader of its process group or session. Then this process is a program that a
-    // profiled program ran, not the one the user named (issue 33). Read from /proc at start-up:
-    // nothing the program can observe is touched (no variable is set for it).
+    // has ended and init adopted this process (a background grandchild of a script, `( prog & )`),
+    // the leader of its process group or session. Only then: the tasks of a Slurm step share the
+    // first task's process group, and each is a program the user named. Then this process is a
+    // program that a profiled program ran (issue 33). Read from /proc at start-up: nothing the
+    // program can observe is touched (no variable is set for it).
     bool parentIsProfiled()
     {
-        if (runsCollector(getppid()))
+        const pid_t parent = getppid();
+        if (runsCollector(parent))
             return true;
+        if (parent != 1)
+            return false; // a live parent that runs no collector, or a subreaper: named by the user
         pid_t group = 0;
         pid_t session = 0;
         const pid_t self = getpid();
