@@ -98,6 +98,17 @@ namespace {
             ASSERT_EQ(chmod(m_shared.c_str(), 01777), 0);
         }
 
+        // A copy of /bin/sh in `bin` and of simp as `system`/simp_plain, each in a folder of its own.
+        void installShellAndProgram(const std::string& bin, const std::string& system)
+        {
+            fs::create_directory(bin);
+            fs::create_directory(system);
+            fs::copy_file("/bin/sh", bin + "/sh");
+            fs::copy_file(kSimp, system + "/simp_plain");
+            for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
+                ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        }
+
         // A command of the attacker's, as nobody.
         void attack(const std::vector<std::string>& command)
         {
@@ -498,12 +509,7 @@ namespace {
     {
         const std::string bin = m_dir.file("bin"); // the shell the user named writes beside itself
         const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
-        fs::create_directory(bin);
-        fs::create_directory(system);
-        fs::copy_file("/bin/sh", bin + "/sh");
-        fs::copy_file(kSimp, system + "/simp_plain");
-        for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
-            ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        installShellAndProgram(bin, system);
         const std::vector<std::string> command = { bin + "/sh", "-c", "(" + system + "/simp_plain 1000003; true)" };
         std::vector<EnvChange> env = victimEnvironment("");
         env[2] = { "PPE_OUT", "", true };
@@ -531,12 +537,7 @@ namespace {
     {
         const std::string bin = m_dir.file("bin"); // the shell the user named writes beside itself
         const std::string system = m_dir.file("sysbin"); // stands for /usr/bin
-        fs::create_directory(bin);
-        fs::create_directory(system);
-        fs::copy_file("/bin/sh", bin + "/sh");
-        fs::copy_file(kSimp, system + "/simp_plain");
-        for (const std::string& p : { bin + "/sh", system + "/simp_plain" })
-            ASSERT_EQ(chmod(p.c_str(), 0755), 0);
+        installShellAndProgram(bin, system);
         // The job waits for `go`, which the script makes once the subshell that started the job
         // has ended (the script waited for it), then runs simp_plain; the script polls for
         // simp_plain's profile wherever it is written. Builtins only, each loop bounded.
