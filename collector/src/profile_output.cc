@@ -18,7 +18,6 @@
 #include <cstring>
 #include <ctime>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -260,11 +259,8 @@ namespace {
     void addRandomPart(char* path)
     {
         static uint32_t bits; // written only by the one writer at a time (Collector::writing)
-        if (!bits && getrandom(&bits, sizeof(bits), GRND_NONBLOCK) != ssize_t(sizeof(bits))) {
-            timespec now {};
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            bits = uint32_t(now.tv_nsec) ^ uint32_t(getpid()) << 16;
-        }
+        while (!bits)
+            bits = uint32_t(unguessableBits());
         char* name = std::strrchr(path, '/');
         name = name ? name + 1 : path;
         char* dot = std::strrchr(name, '.');

@@ -272,28 +272,29 @@ namespace {
         return x ^ (x >> 31);
     }
 
-    // 64 bits nobody else can guess: getrandom, else (no entropy yet, an old kernel) the 16 random
-    // bytes the kernel gave this process at exec (AT_RANDOM, readable only by its owner) mixed with
-    // a counter and the clock.
-    uint64_t randomBits()
-    {
-        uint64_t bits = 0;
-        if (getrandom(&bits, sizeof(bits), GRND_NONBLOCK) == ssize_t(sizeof(bits)))
-            return bits;
-        static uint64_t counter;
-        const auto* seed = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM));
-        for (int i = 0; seed && i < 16; ++i)
-            bits = bits * 131 + seed[i];
-        timespec t {};
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return mixed(bits ^ mixed(uint64_t(t.tv_nsec) + __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED)));
-    }
+} // namespace
+
+uint64_t unguessableBits()
+{
+    uint64_t bits = 0;
+    if (getrandom(&bits, sizeof(bits), GRND_NONBLOCK) == ssize_t(sizeof(bits)))
+        return bits;
+    static uint64_t counter;
+    const auto* seed = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM));
+    for (int i = 0; seed && i < 16; ++i)
+        bits = bits * 131 + seed[i];
+    timespec t {};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return mixed(bits ^ mixed(uint64_t(t.tv_nsec) + __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED)));
+}
+
+namespace {
 
     // ".ppe-" 16 hex digits ".tmp": short whatever the plain name's length.
     void randomName(char* out, size_t size)
     {
         static const char kHex[] = "0123456789abcdef";
-        uint64_t bits = randomBits();
+        uint64_t bits = unguessableBits();
         char name[] = ".ppe-0000000000000000.tmp";
         for (int i = 0; i < 16; ++i, bits >>= 4)
             name[5 + i] = kHex[bits & 15];
@@ -420,7 +421,7 @@ namespace {
 
     // A number of 9 digits nobody could have taken in advance: no directory holds enough planted
     // backups to fill them.
-    unsigned long randomBackupNumber() { return 100'000'000 + randomBits() % 900'000'000; }
+    unsigned long randomBackupNumber() { return 100'000'000 + unguessableBits() % 900'000'000; }
 
     int keepBackupIn(int dir, const char* name)
     {

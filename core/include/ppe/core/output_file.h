@@ -11,6 +11,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <sys/types.h>
 
 namespace ppe {
@@ -67,6 +68,11 @@ int keepNumberedBackup(const char* path);
 // symlinks of theirs, in directories of theirs: one the collector may fill with a file per process.
 // `*foreign` says that a directory is there but fails that test. Signal-safe.
 bool ownDirectoryAt(const char* path, bool* foreign);
+
+// 64 bits nobody else can guess: getrandom, else (no entropy yet, an old kernel) the 16 random
+// bytes the kernel gave this process at exec (AT_RANDOM, readable only by its owner) mixed with a
+// counter and the clock. Signal-safe.
+uint64_t unguessableBits();
 
 // Copies at most size-1 bytes and terminates; returns false if `text` did not fit. Signal-safe.
 bool copyString(char* to, size_t size, const char* text);
