@@ -1,5 +1,6 @@
 #include "live_profile.h"
 
+#include "proc_maps.h"
 #include "task_list.h"
 
 #include <atomic>
@@ -37,22 +38,12 @@ namespace {
         return used;
     }
 
-    // Field 22 of /proc/self/stat, the process's start time in clock ticks after boot (the fields
-    // after the command name, which may hold spaces and parentheses, follow its last ')').
+    // Field 22 of /proc/self/stat: the process's start time in clock ticks after boot.
     uint64_t processStartTicks()
     {
         char stat[1024];
         const size_t n = readSmall("/proc/self/stat", stat, sizeof(stat));
-        size_t at = n;
-        while (at > 0 && stat[at - 1] != ')')
-            --at;
-        int field = 2; // the ')' ends field 2
-        uint64_t value = 0;
-        for (; at < n && field < 22; ++at)
-            field += stat[at] == ' ';
-        for (; at < n && stat[at] >= '0' && stat[at] <= '9'; ++at)
-            value = value * 10 + uint64_t(stat[at] - '0');
-        return field == 22 ? value : 0;
+        return statField(stat, n, 22);
     }
 
     // Who owns the live file: with the pid of the record, enough to tell whether it still runs.

@@ -2,6 +2,7 @@
 
 #include "messages.h"
 #include "ppe/core/output_file.h"
+#include "proc_maps.h"
 
 #include <cerrno>
 #include <climits>
@@ -337,28 +338,19 @@ namespace {
         return found;
     }
 
-    // This process's group and session (fields 5 and 6 of /proc/self/stat, after the command's ")").
+    // This process's group and session (fields 5 and 6 of /proc/self/stat).
     bool groupAndSession(pid_t* group, pid_t* session)
     {
         char text[512];
         const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-        const ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        const ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text));
         if (fd >= 0)
             close(fd);
         if (n <= 0)
             return false;
-        text[n] = '\0';
-        const char* at = std::strrchr(text, ')');
-        uint64_t fields[4] = {}; // ppid, pgrp, session after the state letter
-        for (int i = -1; at && i < 3; ++i) {
-            at = std::strchr(at + 1, ' ');
-            if (at && i >= 0)
-                for (const char* d = at + 1; *d >= '0' && *d <= '9'; ++d)
-                    fields[i] = fields[i] * 10 + uint64_t(*d - '0');
-        }
-        *group = pid_t(fields[1]);
-        *session = pid_t(fields[2]);
-        return at != nullptr;
+        *group = pid_t(statField(text, size_t(n), 5));
+        *session = pid_t(statField(text, size_t(n), 6));
+        return true;
     }
 
     // True when a process that runs the collector started this one: its parent, or, once the parent

@@ -138,4 +138,20 @@ const Mapping* findMapping(const MapsTable& t, uintptr_t address)
     return nullptr;
 }
 
+uint64_t statField(const char* stat, size_t size, int field)
+{
+    size_t at = size;
+    while (at > 0 && stat[at - 1] != ')')
+        --at;
+    if (at == 0)
+        return 0;
+    int here = 2; // the ')' ends field 2
+    for (; at < size && here < field; ++at)
+        here += stat[at] == ' ';
+    uint64_t value = 0;
+    for (; at < size && stat[at] >= '0' && stat[at] <= '9'; ++at)
+        value = value * 10 + uint64_t(stat[at] - '0');
+    return here == field ? value : 0;
+}
+
 } // namespace ppe

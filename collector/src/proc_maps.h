@@ -35,6 +35,11 @@ struct MapsScratch {
     char paths[kPathArena];
 };
 
+// Field `field` (1-based, a decimal one after the command) of a /proc/PID/stat text of `size` bytes;
+// the fields after the command name, which may hold spaces and parentheses, follow its last ')'.
+// 0 where the text has no such field.
+uint64_t statField(const char* stat, size_t size, int field);
+
 // Fills `table` from /proc/self/maps, in address order. Returns false if the file cannot be read.
 bool readMaps(MapsTable* table);
 

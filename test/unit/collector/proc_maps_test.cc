@@ -200,3 +200,16 @@ namespace {
 
 } // namespace
 } // namespace ppe
+
+// The fields after the command, whose name may hold spaces and parentheses, count from its last ')'.
+TEST(StatField, CountsFromTheLastParenthesisOfTheCommand)
+{
+    const char stat[] = "4242 (a (b) c) S 1 4242 4200 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 987654 10";
+    const size_t n = sizeof(stat) - 1;
+    EXPECT_EQ(ppe::statField(stat, n, 4), 1u); // parent
+    EXPECT_EQ(ppe::statField(stat, n, 5), 4242u); // process group
+    EXPECT_EQ(ppe::statField(stat, n, 6), 4200u); // session
+    EXPECT_EQ(ppe::statField(stat, n, 22), 987654u); // start time
+    EXPECT_EQ(ppe::statField(stat, n, 40), 0u); // past the end
+    EXPECT_EQ(ppe::statField("no command", 10, 5), 0u);
+}
