@@ -2,7 +2,7 @@
 # Quick start: install what is missing, build, and profile the bundled example end to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh build # what building needs; scripts/test.sh adds the tests' tools
 scripts/build.sh
 echo
 echo "== profiling examples/simp.c (PPE's Table 1 program), linked with libppe"
