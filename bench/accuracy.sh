@@ -6,6 +6,8 @@
 # Usage: bench/accuracy.sh [BUILD_DIR] [REPS]      (after scripts/build.sh)
 # Environment: RATE (2000), WORKLOADS, PPE_CONFIGS and OTHER_TOOLS (see bench/workloads/tools.sh).
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 reps=${2:-5}
 rate=${RATE:-2000}

@@ -10,6 +10,8 @@
 # and with examples/threads.cc (four busy workers and the main thread) in both modes.
 # Usage: bench/arc_intrusion.sh [BUILD_DIR] [SECONDS]      (after scripts/build.sh)
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 seconds=${2:-5}
 here=$(cd "$(dirname "$0")" && pwd)

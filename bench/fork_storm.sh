@@ -9,6 +9,8 @@
 # CPU (user + system) seconds, their ratios to bare, and the extra wall time per child.
 # Usage: bench/fork_storm.sh [BUILD_DIR] [CHILDREN] [MS]      (after scripts/build.sh)
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 children=${2:-200}
 ms=${3:-5}

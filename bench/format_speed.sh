@@ -21,6 +21,8 @@
 #        for another ppeout (e.g. a build from before a change). LIBRARY_ONLY=1: the first
 #        section alone.
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=$(readlink -f "${1:-build}")
 runs=${2:-3}
 work=${3:-$(mktemp -d)}

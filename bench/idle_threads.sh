@@ -7,6 +7,8 @@
 # Each figure is the median of RUNS runs.
 # Usage: bench/idle_threads.sh [BUILD_DIR] [RUNS] [TERMS]      (after scripts/build.sh)
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 runs=${2:-5}
 terms=${3:-600000000}

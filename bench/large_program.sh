@@ -7,6 +7,8 @@
 # A source that is already there as it would be written is kept, with its object: run again, or
 # over a copy of a smaller program's src/ (same FUNCS), it compiles only what changed.
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 out=$1
 files=${2:-50}
 funcs=${3:-600}

@@ -13,6 +13,8 @@
 #   default COUNT 100000, NODE_SIZE 1000 (a multiple of 10, or COUNT itself);
 #   default PROG: bench/large_program.sh's program with 10 x 300 functions, run for 3 s
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=$(readlink -f "${1:-build}")
 count=${2:-100000}
 work=${3:-$(mktemp -d)}

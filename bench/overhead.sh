@@ -11,6 +11,8 @@
 # chooses the parts.
 # Usage: bench/overhead.sh [BUILD_DIR] [RUNS]      (after scripts/build.sh)
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 runs=${2:-3}
 sections=${SECTIONS:-"floor tools sweep"}

@@ -4,6 +4,8 @@
 # Usage: bench/plot_overhead.sh [DATA] [PNG]
 #   defaults docs/images/overhead.dat and docs/images/overhead.png; needs gnuplot (gnuplot-nox).
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 data=${1:-docs/images/overhead.dat}
 png=${2:-docs/images/overhead.png}
 [ -s "$data" ] || { echo "plot_overhead.sh: $data: no data (run bench/overhead.sh first)" >&2; exit 1; }

@@ -11,6 +11,8 @@
 #   that the histogram's written pages, not the program, decide how much of the budget is resident.
 # Usage: bench/startup.sh [BUILD_DIR] [N]      (after scripts/build.sh); MEMS="256 2048 ..." budgets.
 set -euo pipefail
+# What the benchmarks run (perf, gperftools, gnuplot, ... and the tests' tools), when missing.
+"$(dirname "$0")/../scripts/install-deps.sh" bench
 build=${1:-build}
 n=${2:-1000}
 mems=${MEMS:-"256 2048 16384 131072"}
