@@ -6,7 +6,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-capture=$build/arc-target/ppe-gdbremote-capture
+capture=$build/gdbremote/ppe-gdbremote-capture
 # ../shared/tools/qemu-arc beside the checkout (or a worktree's ../../shared), or $QEMU_ARC.
 repo=$(cd "$here/../../.." && pwd)
 qemu_arc=${QEMU_ARC:-$repo/../shared/tools/qemu-arc}
