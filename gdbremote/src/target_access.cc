@@ -300,6 +300,18 @@ Result<std::string> TargetAccess::monitor(const std::string& command)
     return output;
 }
 
+Status TargetAccess::monitorChange(const std::string& command, const std::string& undo)
+{
+    if (!m_journal)
+        return Error { m_control.session().peer(), 0, "no undo journal: '" + command + "' not run" };
+    if (auto kept = m_journal->add({ UndoEntry::Kind::Monitor, undo, 0, {}, 0 }); !kept)
+        return kept.error();
+    auto done = monitor(command);
+    if (!done)
+        m_journal->dropLast(); // refused: nothing changed
+    return done ? Status(std::monostate {}) : Status(done.error());
+}
+
 // Undoes one change; a breakpoint the server no longer knows is gone already.
 Status TargetAccess::apply(const UndoEntry& e)
 {
@@ -314,6 +326,10 @@ Status TargetAccess::apply(const UndoEntry& e)
     }
     case UndoEntry::Kind::Memory:
         return writeMemoryRaw(e.number, e.bytes);
+    case UndoEntry::Kind::Monitor: {
+        auto done = monitor(e.name);
+        return done ? Status(std::monostate {}) : Status(done.error());
+    }
     case UndoEntry::Kind::Breakpoint: { // any reply will do: an E NN says it is gone already
         auto reply = m_control.request("z0," + hexNumber(e.number) + "," + std::to_string(e.breakpointKind));
         return reply ? Status(std::monostate {}) : Status(reply.error());

@@ -26,6 +26,8 @@ namespace {
             return "memory " + hexNumber(e.number) + " " + toHex(e.bytes);
         case UndoEntry::Kind::Breakpoint:
             return "breakpoint " + hexNumber(e.number) + " " + std::to_string(e.breakpointKind);
+        case UndoEntry::Kind::Monitor:
+            return "monitor " + toHex(e.name);
         }
         return {};
     }
@@ -104,6 +106,12 @@ namespace {
             if (a.empty() || !decimal(b) || !decimal(c) || !bytes || bytes->empty() || bytes->size() > 64)
                 return bad();
             return UndoEntry { UndoEntry::Kind::Register, a, std::stoull(b), *bytes, 0, std::stoull(c) };
+        }
+        if (kind == "monitor") {
+            auto command = fromHex(a);
+            if (!command || command->empty() || command->size() > 1024 || !b.empty())
+                return bad();
+            return UndoEntry { UndoEntry::Kind::Monitor, *command, 0, {}, 0 };
         }
         auto address = parseHexNumber(a);
         if (kind == "memory") {

@@ -51,6 +51,9 @@ public:
 
     // A monitor command's output (qRcmd); an error where the server has none.
     Result<std::string> monitor(const std::string& command);
+    // A monitor command that changes the target, `undo` the one that puts it back (journalled
+    // first, like every change). Its output is not looked at: servers print nothing or a note.
+    Status monitorChange(const std::string& command, const std::string& undo);
 
     // Undoes every change of the journal, newest first, and empties it; the first failure ends it.
     Status undoAll();

@@ -9,6 +9,8 @@
 //     register pc 36 144 a0030100      regnum, offset in `g`, the old bytes as the target sent them
 //     memory 11a40 7f454c46            the old bytes at an address
 //     breakpoint 10b3c 2               a software breakpoint (Z0) and its kind
+//     monitor 6172632e2e2e             the monitor command (qRcmd, hex) that undoes a change made
+//                                      by one (OpenOCD's `arc jtag set-aux-reg N OLD`)
 #pragma once
 
 #include "ppe/support/result.h"
@@ -22,8 +24,8 @@
 namespace ppe::gdbremote {
 
 struct UndoEntry {
-    enum class Kind { Register, Memory, Breakpoint } kind;
-    std::string name; // Register: its name
+    enum class Kind { Register, Memory, Breakpoint, Monitor } kind;
+    std::string name; // Register: its name; Monitor: the command that undoes the change
     uint64_t number = 0; // Register: regnum; Memory and Breakpoint: the address
     std::string bytes; // Register and Memory: the old bytes (raw)
     unsigned breakpointKind = 0;
