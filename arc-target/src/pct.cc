@@ -1,0 +1,154 @@
+#include "ppe/arc/pct.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ppe::arc {
+
+namespace {
+
+    constexpr uint32_t kRun = 1u << 0;
+    constexpr uint32_t kSnapshot = 1u << 17;
+    constexpr uint32_t kUserOnly = 1u << 18;
+    constexpr uint32_t kKernelOnly = 1u << 19;
+    // More conditions than any core has: a damaged or hostile reply cannot make the probe long.
+    constexpr unsigned kMaxConditions = 1024;
+
+    bool sameName(std::string_view a, std::string_view b)
+    {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+        });
+    }
+
+    PctBuild decodeBuild(uint32_t bits)
+    {
+        // v:8, s:2, i:1, r:5, c:8, m:8 from bit 0 (the Linux driver's struct arc_reg_pct_build).
+        return { bits & 0xFF, (bits >> 16) & 0xFF, 32 + 16 * ((bits >> 8) & 3), ((bits >> 10) & 1) != 0 };
+    }
+
+} // namespace
+
+std::string conditionName(uint32_t name0, uint32_t name1)
+{
+    std::string name;
+    for (uint32_t word : { name0, name1 }) {
+        for (int i = 0; i < 4; ++i, word >>= 8)
+            name += char(word & 0xFF);
+    }
+    name.erase(std::find(name.begin(), name.end(), '\0'), name.end());
+    name.erase(name.find_last_not_of(' ') + 1);
+    return name;
+}
+
+Result<Pct> Pct::open(AuxRegisters& registers)
+{
+    Pct pct(registers);
+    Result<uint32_t> build = registers.read(aux::kPctBuild);
+    if (!build)
+        return build.error();
+    pct.m_build = decodeBuild(*build);
+    if (pct.m_build.version == 0 || pct.m_build.counters == 0)
+        return Error { "", 0, "the core has no performance counters (PCT_BUILD is " + std::to_string(*build) + ")" };
+    Result<uint32_t> ccBuild = registers.read(aux::kCcBuild);
+    if (!ccBuild)
+        return ccBuild.error();
+    if ((*ccBuild & 0xFF) == 0)
+        return Error { "", 0, "the core has counters but no countable conditions (CC_BUILD is 0)" };
+    Result<std::vector<CountableCondition>> conditions = pct.readConditions(*ccBuild >> 16);
+    if (!conditions)
+        return conditions.error();
+    pct.m_conditions = std::move(*conditions);
+    return pct;
+}
+
+Result<std::vector<CountableCondition>> Pct::readConditions(unsigned count)
+{
+    std::vector<CountableCondition> out;
+    for (uint32_t i = 0; i < std::min(count, kMaxConditions); ++i) {
+        if (gdbremote::Status chosen = m_aux->write(aux::kCcIndex, i); !chosen)
+            return chosen.error();
+        Result<uint32_t> name0 = m_aux->read(aux::kCcName0);
+        Result<uint32_t> name1 = name0 ? m_aux->read(aux::kCcName1) : name0;
+        if (!name1)
+            return name1.error();
+        out.push_back({ i, conditionName(*name0, *name1) });
+    }
+    return out;
+}
+
+Result<uint32_t> Pct::condition(std::string_view name) const
+{
+    for (const CountableCondition& c : m_conditions) {
+        if (sameName(c.name, name))
+            return c.index;
+    }
+    return Error { "", 0, "no countable condition '" + std::string(name) + "' (ppe-arc conditions lists them)" };
+}
+
+gdbremote::Status Pct::select(unsigned counter)
+{
+    if (counter >= m_build.counters)
+        return Error { "", 0,
+            "no counter " + std::to_string(counter) + ": the core has " + std::to_string(m_build.counters) };
+    return m_aux->write(aux::kPctIndex, counter);
+}
+
+gdbremote::Status Pct::configure(unsigned counter, uint32_t condition, CountIn where)
+{
+    if (gdbremote::Status chosen = select(counter); !chosen)
+        return chosen;
+    const uint32_t bits = where == CountIn::User ? kUserOnly : where == CountIn::Kernel ? kKernelOnly : 0;
+    for (auto [address, value] : { std::pair { aux::kPctConfig, condition | bits }, std::pair { aux::kPctCountL, 0u },
+             std::pair { aux::kPctCountH, 0u } }) {
+        if (gdbremote::Status written = m_aux->write(address, value); !written)
+            return written;
+    }
+    return std::monostate {};
+}
+
+gdbremote::Status Pct::disable(unsigned counter)
+{
+    gdbremote::Status chosen = select(counter);
+    return chosen ? m_aux->write(aux::kPctConfig, 0) : chosen;
+}
+
+gdbremote::Status Pct::setControl(uint32_t keep, uint32_t bits)
+{
+    Result<uint32_t> control = m_aux->read(aux::kPctControl);
+    if (!control)
+        return control.error();
+    return m_aux->write(aux::kPctControl, (*control & keep) | bits);
+}
+
+gdbremote::Status Pct::start() { return setControl(0xFFFF0000u, kRun); }
+gdbremote::Status Pct::stop() { return setControl(0xFFFF0000u, 0); }
+// Counter by counter rather than with PCT_CONTROL's clear bit: each zero is journalled with the
+// count it replaced, so undoing the journal gives another user of the core its counts back.
+gdbremote::Status Pct::clear()
+{
+    for (unsigned counter = 0; counter < m_build.counters; ++counter) {
+        gdbremote::Status chosen = select(counter);
+        gdbremote::Status low = chosen ? m_aux->write(aux::kPctCountL, 0) : chosen;
+        gdbremote::Status high = low ? m_aux->write(aux::kPctCountH, 0) : low;
+        if (!high)
+            return high;
+    }
+    return std::monostate {};
+}
+
+Result<uint64_t> Pct::read(unsigned counter)
+{
+    if (gdbremote::Status chosen = select(counter); !chosen)
+        return chosen.error();
+    if (gdbremote::Status snapped = setControl(~0u, kSnapshot); !snapped)
+        return snapped.error();
+    Result<uint32_t> high = m_aux->read(aux::kPctSnapH);
+    Result<uint32_t> low = high ? m_aux->read(aux::kPctSnapL) : high;
+    if (!low)
+        return low.error();
+    const uint64_t value = uint64_t(*high) << 32 | *low;
+    return m_build.counterBits >= 64 ? value : value & ((uint64_t(1) << m_build.counterBits) - 1);
+}
+
+} // namespace ppe::arc
