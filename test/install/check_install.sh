@@ -13,10 +13,12 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in lib/libppe.so lib/libppe.a include/ppe.h include/ppe.f90 bin/ppe bin/ppeout; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
-# ppe-arc, the remote sampler, installed beside them and runnable from the prefix.
-[ -x "$prefix/bin/ppe-arc" ] || fail "bin/ppe-arc not installed"
-version=$("$prefix/bin/ppe-arc" --version 2>&1) || fail "installed ppe-arc --version failed: $version"
-grep -qE '^ppe-arc [0-9]+\.[0-9]+' <<<"$version" || fail "installed ppe-arc --version printed: $version"
+# ppe-arc, the remote sampler, installed beside them and runnable from the prefix (PPE_BUILD_ARC).
+if grep -qx 'PPE_BUILD_ARC:BOOL=ON' "$build/CMakeCache.txt"; then
+  [ -x "$prefix/bin/ppe-arc" ] || fail "bin/ppe-arc not installed"
+  version=$("$prefix/bin/ppe-arc" --version 2>&1) || fail "installed ppe-arc --version failed: $version"
+  grep -qE '^ppe-arc [0-9]+\.[0-9]+' <<<"$version" || fail "installed ppe-arc --version printed: $version"
+fi
 needed=$(readelf -d "$prefix/lib/libppe.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 for lib in $needed; do
   case $lib in libc.so.*|libpthread.so.*|librt.so.*|libdl.so.*) ;; *) fail "libppe.so needs $lib" ;; esac
