@@ -2,6 +2,7 @@
 
 #include "messages.h"
 #include "ppe/core/output_file.h"
+#include "ppe/core/output_patterns.h"
 #include "proc_maps.h"
 
 #include <cerrno>
@@ -114,16 +115,17 @@ namespace {
                 continue;
             }
             const char pattern = *++c;
-            if (pattern == 'p' || pattern == '%') {
-                appendTo(path, pattern == 'p' ? "%p" : "%%");
-                e.distinct |= pattern == 'p';
-            } else if (pattern == 'h') {
+            static_assert(kOutputPatternCount == 5, "a new output pattern needs its branch here");
+            if (pattern == kPatternPid || pattern == kPatternPercent) {
+                appendTo(path, pattern == kPatternPid ? "%p" : "%%");
+                e.distinct |= pattern == kPatternPid;
+            } else if (pattern == kPatternHost) {
                 appendPart(path, parts.host ? parts.host : "localhost");
-            } else if (pattern == 'r') {
+            } else if (pattern == kPatternRank) {
                 appendTo(path, parts.rank ? parts.rank : "%p");
                 e.issues |= parts.rank ? 0u : unsigned(kNoRank);
                 e.distinct = true;
-            } else if (pattern == 'j') {
+            } else if (pattern == kPatternJob) {
                 appendPart(path, parts.job ? parts.job : "nojob");
                 e.issues |= parts.job ? 0u : unsigned(kNoJob);
             } else {
