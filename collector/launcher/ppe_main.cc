@@ -7,6 +7,7 @@
 #include "ppe/core/env_value.h"
 #include "ppe/core/limits.h"
 #include "ppe/core/output_file.h"
+#include "ppe/core/output_patterns.h"
 #include "ppe/profile/live_recovery.h"
 
 #include <boost/program_options.hpp>
@@ -17,7 +18,6 @@
 #include <iostream>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -31,83 +31,26 @@ constexpr int kUsageError = 125;
 constexpr int kCannotRun = 126;
 constexpr int kNotFound = 127;
 
-struct Options {
-    std::optional<std::string> output, mem, interval, frequency, mode, timer, lib, checkpoint;
-    std::optional<std::string> object, snapshotSignal;
-    bool noChildren = false;
-};
-
-// Boost 1.74 cannot store into std::optional: read the strings back from the variables map.
-Options optionsFrom(const po::variables_map& vm)
-{
-    auto get = [&vm](const char* name) -> std::optional<std::string> {
-        if (!vm.count(name))
-            return std::nullopt;
-        return vm[name].as<std::string>();
-    };
-    return Options { get("output"), get("mem"), get("interval"), get("frequency"), get("mode"), get("timer"),
-        get("lib"), get("checkpoint"), get("object"), get("snapshot-signal"), vm.count("no-children") > 0 };
-}
-
-po::options_description describeOptions()
-{
-    po::options_description d("Options (before PROG)");
-    d.add_options()("help,h", "print this help and exit")("version,V", "print the version and exit")("output,o",
-        po::value<std::string>()->value_name("FILE|DIR/"),
-        "profile file, or a directory for one file per process, PROG.rankR.ppe or PROG.PID.ppe (PPE_OUT; patterns "
-        "%p pid, %h host, %r rank, %j job id, %%); "
-        "default PROG.ppe in the current directory (PROG.rankR.ppe for a rank R of an MPI or Slurm job)")(
-        "no-children", "profile only PROG, not the programs it runs (PPE_CHILDREN=0)")("mem,m",
-        po::value<std::string>()->value_name("PAGES"),
-        ("histogram budget in 512-byte pages (PPE_MEM, " + std::to_string(ppe::kDefaultPages) + ")").c_str())(
-        "interval,i", po::value<std::string>()->value_name("N"),
-        ("sampling interval in 100 ns units (PPE_INT, " + std::to_string(ppe::kDefaultInterval) + ")").c_str())(
-        "frequency,F", po::value<std::string>()->value_name("HZ"), "sampling rate in Hz, instead of --interval")("mode",
-        po::value<std::string>()->value_name("MODE"), "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)")(
-        "timer", po::value<std::string>()->value_name("KIND"), "auto, perf, itimer, posix or ring (PPE_TIMER)")(
-        "lib", po::value<std::string>()->value_name("PATH"), "the libppe.so to preload")("object",
-        po::value<std::string>()->value_name("NAME"),
-        "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)")(
-        "checkpoint", po::value<std::string>()->value_name("SECONDS"),
-        "write the profile so far every SECONDS (PPE_CHECKPOINT)")("snapshot-signal",
-        po::value<std::string>()->value_name("SIG"),
-        "write the profile so far when SIG (USR1, USR2, RTMIN+N, ...) arrives, and carry on (PPE_SNAPSHOT_SIGNAL; "
-        "sbatch --signal=B:SIG@SECONDS)")("recover", po::value<std::string>()->value_name("LIVE"),
-        "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)");
-    return d;
-}
-
-bool takesValue(const std::string& arg)
-{
-    static const char* const kWithValue[] = { "-o", "--output", "-m", "--mem", "-i", "--interval", "-F", "--frequency",
-        "--mode", "--timer", "--lib", "--recover", "--checkpoint", "--object", "--snapshot-signal" };
-    for (const char* name : kWithValue) {
-        if (arg == name)
-            return true;
-    }
-    return false;
-}
-
-// Options end at the first argument that is not an option (or after "--"): that is PROG.
-size_t findProgram(int argc, char** argv)
-{
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--")
-            return size_t(i + 1);
-        if (arg.size() < 2 || arg[0] != '-')
-            return size_t(i);
-        if (takesValue(arg))
-            ++i;
-    }
-    return size_t(argc);
-}
-
 [[noreturn]] void fail(int status, const std::string& message)
 {
     std::cerr << "ppe: error: " << message << "\n";
     std::exit(status);
 }
+
+// The value an option's variable gets, checked (a bad one fails with kUsageError); `option` is
+// its long name, for the message.
+using Setting = std::string (*)(const std::string& option, const std::string& value);
+
+// One option of ppe. Boost's description (and so --help and the parse), the walk that finds PROG
+// and the settings the program gets all come from the table of these: no other list of options.
+struct OptionRow {
+    const char* name; // the long name
+    char letter; // the short name, or 0
+    const char* valueName; // nullptr: a switch
+    std::string help;
+    const char* variable; // the PPE_ variable it sets, or nullptr
+    Setting setting; // its value from the option's; nullptr: set otherwise (-o) or none
+};
 
 std::string checkedNumber(const std::string& option, const std::string& text, uint64_t minimum, uint64_t maximum)
 {
@@ -118,7 +61,7 @@ std::string checkedNumber(const std::string& option, const std::string& text, ui
     return std::to_string(value);
 }
 
-std::string modeValue(const std::string& text)
+std::string modeValue(const std::string&, const std::string& text)
 {
     if (text == "real" || text == "0")
         return "0";
@@ -127,10 +70,149 @@ std::string modeValue(const std::string& text)
     fail(kUsageError, "--mode " + text + ": expected real, cpu, 0 or 1");
 }
 
-fs::path findLibrary(const Options& o, const char* argv0)
+std::string objectValue(const std::string&, const std::string& text)
 {
-    if (o.lib)
-        return fs::absolute(*o.lib);
+    if (text.empty())
+        fail(kUsageError, "--object: give the shared object's file name or soname");
+    return text;
+}
+
+std::string snapshotSignalValue(const std::string&, const std::string& text)
+{
+    if (!ppe::parseSnapshotSignal(text.c_str()))
+        fail(kUsageError,
+            "--snapshot-signal " + text
+                + ": not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
+                  "their numbers)");
+    return text;
+}
+
+// "%p pid, %h host, %r rank, %j job id, %%": the patterns libppe expands, from its own list.
+std::string patternList()
+{
+    std::string list;
+    for (const ppe::OutputPattern& pattern : ppe::kOutputPatterns) {
+        list += (list.empty() ? "%" : ", %") + std::string(1, pattern.letter);
+        if (pattern.meaning)
+            list += std::string(" ") + pattern.meaning;
+    }
+    return list;
+}
+
+const std::vector<OptionRow>& optionTable()
+{
+    using ppe::kDefaultInterval, ppe::kDefaultPages, std::to_string;
+    static const std::vector<OptionRow> table = {
+        { "help", 'h', nullptr, "print this help and exit", nullptr, nullptr },
+        { "version", 'V', nullptr, "print the version and exit", nullptr, nullptr },
+        { "output", 'o', "FILE|DIR/",
+            "profile file, or a directory for one file per process, PROG.rankR.ppe or PROG.PID.ppe (PPE_OUT; patterns "
+                + patternList()
+                + "); default PROG.ppe in the current directory (PROG.rankR.ppe for a rank R of an MPI or Slurm job)",
+            "PPE_OUT", nullptr },
+        { "no-children", 0, nullptr, "profile only PROG, not the programs it runs (PPE_CHILDREN=0)", "PPE_CHILDREN",
+            [](const std::string&, const std::string&) { return std::string("0"); } },
+        { "mem", 'm', "PAGES", "histogram budget in 512-byte pages (PPE_MEM, " + to_string(kDefaultPages) + ")",
+            "PPE_MEM",
+            [](const std::string& o, const std::string& v) { return checkedNumber(o, v, 1, ppe::kMaxPages); } },
+        { "interval", 'i', "N", "sampling interval in 100 ns units (PPE_INT, " + to_string(kDefaultInterval) + ")",
+            "PPE_INT",
+            [](const std::string& o, const std::string& v) {
+                return checkedNumber(o, v, ppe::kMinInterval, ppe::kMaxInterval);
+            } },
+        { "frequency", 'F', "HZ", "sampling rate in Hz, instead of --interval", "PPE_INT",
+            [](const std::string& o, const std::string& v) {
+                return to_string(ppe::kIntervalsPerSecond / std::stoull(checkedNumber(o, v, 1, ppe::kMaxFrequencyHz)));
+            } },
+        { "mode", 0, "MODE", "real (0, wall-clock; default) or cpu (1) time (PPE_MODE)", "PPE_MODE", modeValue },
+        { "timer", 0, "KIND", "auto, perf, itimer, posix or ring (PPE_TIMER)", "PPE_TIMER",
+            [](const std::string&, const std::string& v) { return v; } },
+        { "lib", 0, "PATH", "the libppe.so to preload", nullptr, nullptr },
+        { "object", 0, "NAME",
+            "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)",
+            "PPE_OBJECT", objectValue },
+        { "checkpoint", 0, "SECONDS", "write the profile so far every SECONDS (PPE_CHECKPOINT)", "PPE_CHECKPOINT",
+            [](const std::string& o, const std::string& v) {
+                return checkedNumber(o, v, 1, ppe::kMaxCheckpointSeconds);
+            } },
+        { "snapshot-signal", 0, "SIG",
+            "write the profile so far when SIG (USR1, USR2, RTMIN+N, ...) arrives, and carry on (PPE_SNAPSHOT_SIGNAL; "
+            "sbatch --signal=B:SIG@SECONDS)",
+            "PPE_SNAPSHOT_SIGNAL", snapshotSignalValue },
+        { "recover", 0, "LIVE",
+            "write the profile kept in NAME.ppe.PID.live by a process that was killed (to -o, default NAME.ppe)",
+            nullptr, nullptr },
+    };
+    return table;
+}
+
+po::options_description describeOptions()
+{
+    po::options_description d("Options (before PROG)");
+    for (const OptionRow& row : optionTable()) {
+        const std::string names = row.letter ? row.name + std::string(",") + row.letter : row.name;
+        if (row.valueName)
+            d.add_options()(names.c_str(), po::value<std::string>()->value_name(row.valueName), row.help.c_str());
+        else
+            d.add_options()(names.c_str(), row.help.c_str());
+    }
+    return d;
+}
+
+// True when the option `arg` takes the next argument as its value, as Boost reads it: "--NAME"
+// (or a prefix Boost accepts for it) without "=VALUE", or a bundle of short ones ("-Vo") whose last
+// takes a value. Boost's own lookup in `d` answers, so that this knows no option of its own.
+bool valueFollows(const po::options_description& d, const std::string& arg)
+{
+    if (arg.starts_with("--")) {
+        if (arg.find('=') != std::string::npos)
+            return false;
+        try {
+            const po::option_description* option = d.find_nothrow(arg.substr(2), true);
+            return option && option->semantic()->max_tokens() > 0;
+        } catch (const po::ambiguous_option&) {
+            return false; // Boost's parse says which options it fits, by name
+        }
+    }
+    for (size_t at = 1; at < arg.size(); ++at) {
+        const po::option_description* option = d.find_nothrow(std::string("-") + arg[at], false);
+        if (!option)
+            return false; // Boost says it is unknown
+        if (option->semantic()->max_tokens() > 0)
+            return at + 1 == arg.size(); // else the rest of `arg` is the value, as in -ox
+    }
+    return false;
+}
+
+// Options end at the first argument that is not an option, or after "--": that is PROG, and what
+// follows is its own, options like ppe's included. Boost sees only the arguments before it, and
+// reports any it does not know.
+int findProgram(const po::options_description& d, int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--")
+            return i + 1;
+        if (arg.size() < 2 || arg[0] != '-')
+            return i;
+        if (valueFollows(d, arg))
+            ++i;
+    }
+    return argc;
+}
+
+// A given option's value; nullopt when it is not given.
+std::optional<std::string> valueOf(const po::variables_map& vm, const char* name)
+{
+    if (!vm.count(name))
+        return std::nullopt;
+    return vm[name].as<std::string>();
+}
+
+fs::path findLibrary(const po::variables_map& vm, const char* argv0)
+{
+    if (const std::optional<std::string> lib = valueOf(vm, "lib"))
+        return fs::absolute(*lib);
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     const fs::path installed = self.parent_path().parent_path() / "lib" / "libppe.so";
@@ -142,14 +224,14 @@ fs::path findLibrary(const Options& o, const char* argv0)
     fail(kCannotRun, std::string("cannot find libppe.so next to ") + argv0 + "; use --lib PATH");
 }
 
-// The patterns of an output name are libppe's: %p %h %r %j %% (collector/src/output_names.h).
+// The patterns of an output name are libppe's (ppe/core/output_patterns.h): any other is refused
+// now, where libppe would keep it as it is.
 void checkPatterns(const std::string& output)
 {
     for (size_t at = output.find('%'); at != std::string::npos; at = output.find('%', at + 2)) {
-        if (at + 1 == output.size() || std::string_view("phrj%").find(output[at + 1]) == std::string_view::npos)
-            fail(kUsageError,
-                "-o " + output + ": '" + output.substr(at, 2)
-                    + "' is no pattern (%p pid, %h host, %r rank, %j job id, %% a %)");
+        if (at + 1 == output.size() || !ppe::isOutputPattern(output[at + 1]))
+            fail(
+                kUsageError, "-o " + output + ": '" + output.substr(at, 2) + "' is no pattern (" + patternList() + ")");
     }
 }
 
@@ -181,46 +263,24 @@ std::optional<std::string> outputSetting(std::optional<std::string> output)
     return *output;
 }
 
-void exportSettings(const Options& o)
+// The PPE_* variables the program gets: PPE_ON, the output, and one for each option given that
+// sets one (optionTable).
+void exportSettings(const po::variables_map& vm)
 {
     setenv("PPE_ON", "1", 1);
-    if (const std::optional<std::string> output = outputSetting(o.output)) {
+    if (const std::optional<std::string> output = outputSetting(valueOf(vm, "output"))) {
         setenv("PPE_OUT", output->c_str(), 1);
     } else {
         unsetenv("PPE_OUT"); // an empty one
         setenv("PPE_DEFAULT_DIR", fs::current_path().string().c_str(), 1);
     }
     setenv("PPE_LAUNCHED", std::to_string(getpid()).c_str(), 1); // exec keeps the pid
-    if (o.noChildren)
-        setenv("PPE_CHILDREN", "0", 1);
-    if (o.mem)
-        setenv("PPE_MEM", checkedNumber("mem", *o.mem, 1, ppe::kMaxPages).c_str(), 1);
-    if (o.interval && o.frequency)
+    if (vm.count("interval") && vm.count("frequency"))
         fail(kUsageError, "--interval and --frequency both given; choose one");
-    if (o.interval)
-        setenv("PPE_INT", checkedNumber("interval", *o.interval, ppe::kMinInterval, ppe::kMaxInterval).c_str(), 1);
-    if (o.frequency) {
-        const uint64_t hz = std::stoull(checkedNumber("frequency", *o.frequency, 1, ppe::kMaxFrequencyHz));
-        setenv("PPE_INT", std::to_string(ppe::kIntervalsPerSecond / hz).c_str(), 1);
+    for (const OptionRow& row : optionTable()) {
+        if (row.setting && vm.count(row.name))
+            setenv(row.variable, row.setting(row.name, row.valueName ? *valueOf(vm, row.name) : "").c_str(), 1);
     }
-    if (o.mode)
-        setenv("PPE_MODE", modeValue(*o.mode).c_str(), 1);
-    if (o.timer)
-        setenv("PPE_TIMER", o.timer->c_str(), 1);
-    if (o.object && o.object->empty())
-        fail(kUsageError, "--object: give the shared object's file name or soname");
-    if (o.object)
-        setenv("PPE_OBJECT", o.object->c_str(), 1);
-    if (o.checkpoint)
-        setenv("PPE_CHECKPOINT", checkedNumber("checkpoint", *o.checkpoint, 1, ppe::kMaxCheckpointSeconds).c_str(), 1);
-    if (o.snapshotSignal && !ppe::parseSnapshotSignal(o.snapshotSignal->c_str()))
-        fail(kUsageError,
-            "--snapshot-signal " + *o.snapshotSignal
-                + ": not a signal the collector can take (USR1, USR2, URG, WINCH, PWR, RTMIN+N, RTMAX-N from 4, or "
-                  "their "
-                  "numbers)");
-    if (o.snapshotSignal)
-        setenv("PPE_SNAPSHOT_SIGNAL", o.snapshotSignal->c_str(), 1);
 }
 
 void preload(const fs::path& library)
@@ -267,10 +327,10 @@ void usage(const po::options_description& d)
 int main(int argc, char** argv)
 {
     const po::options_description d = describeOptions();
-    const size_t program = findProgram(argc, argv);
+    const int program = findProgram(d, argc, argv);
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(int(program), argv).options(d).run(), vm);
+        po::store(po::command_line_parser(program, argv).options(d).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
         fail(kUsageError, std::string(e.what()) + " (see ppe --help)");
@@ -279,15 +339,14 @@ int main(int argc, char** argv)
         return usage(d), 0;
     if (vm.count("version"))
         return std::cout << "ppe " << PPE_VERSION << "\n", 0;
-    const Options o = optionsFrom(vm);
     if (vm.count("recover"))
-        return recover(vm["recover"].as<std::string>(), o.output);
-    if (program >= size_t(argc))
+        return recover(vm["recover"].as<std::string>(), valueOf(vm, "output"));
+    if (program >= argc)
         fail(kUsageError, "no program to run (see ppe --help)");
     if (const auto why = ppe::whyPreloadCannotReach(argv[program]))
         fail(kCannotRun, "cannot profile " + *why);
-    exportSettings(o);
-    preload(findLibrary(o, argv[0]));
+    exportSettings(vm);
+    preload(findLibrary(vm, argv[0]));
     execvp(argv[program], argv + program);
     const int error = errno;
     fail(error == ENOENT ? kNotFound : kCannotRun,
