@@ -1,0 +1,183 @@
+// The real ppe-arc client (gdbremote's Session, TargetControl and TargetAccess; arc's aux-register
+// probe, Pct and countEvents) against the simulated ARC target: a STAND-IN for an ARC core with
+// performance counters behind OpenOCD, qemu-arc or gdbserver (README.md), since no ARC emulator
+// with counters can be had here. Counts are checked against the machine's exact truth.
+#include "sim_client.h"
+
+#include "ppe/arc/aux_registers.h"
+#include "ppe/arc/counting.h"
+#include "ppe/arc/pct.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <thread>
+
+using namespace ppe::arc;
+using namespace ppe::arc::sim;
+
+namespace {
+
+// The test's own journal, a new one for each attach (a test may attach several times).
+std::string journalPath()
+{
+    static int attached = 0;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string path = ::testing::TempDir() + "arc_sim_" + info->test_suite_name() + "_" + info->name() + "_"
+        + std::to_string(++attached) + ".journal";
+    std::remove(path.c_str()); // one an earlier run of this test left
+    return path;
+}
+
+// Skips without the ARC image; fails when the client could not attach.
+#define ATTACH(var, ...)                                                                                               \
+    if (std::string(PPE_ARC_SIM_CALLS).empty())                                                                        \
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target"; \
+    std::unique_ptr<SimClient> var                                                                                     \
+        = attachSim(SimSetup { __VA_ARGS__ }, PPE_ARC_SIM_CALLS, PPE_ARC_SIM_TREE, journalPath());                     \
+    ASSERT_TRUE(var->error.empty()) << var->error
+
+uint64_t machineCycles(SimClient& c)
+{
+    std::lock_guard<std::mutex> lock(c.target->mutex());
+    return c.target->machine().totals().cycles;
+}
+
+TEST(SimTarget, ProbeTakesTheDescriptionRegistersOnOpenocd)
+{
+    ATTACH(c, Personality::OpenOcd);
+    EXPECT_EQ(c->description->pc()->regnum, 64u);
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    EXPECT_EQ(probe.registers->backEnd(), "target description registers (p/P)");
+    EXPECT_NE(probe.report.find("pct_build (0xf5) = 0x80503: used"), std::string::npos) << probe.report;
+}
+
+TEST(SimTarget, ProbeFallsBackToTheMonitorWithoutThePctFeature)
+{
+    ATTACH(c, Personality::OpenOcd, false);
+    EXPECT_FALSE(c->description->find("pct_build"));
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    EXPECT_EQ(probe.registers->backEnd(), "OpenOCD monitor arc jtag get-aux-reg/set-aux-reg");
+    EXPECT_NE(probe.report.find("target description: no pct_build"), std::string::npos) << probe.report;
+}
+
+TEST(SimTarget, ProbeFindsNoBackEndOnQemuOrGdbserver)
+{
+    for (Personality p : { Personality::Qemu, Personality::Gdbserver }) {
+        ATTACH(c, p);
+        AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+        EXPECT_FALSE(probe.registers) << personalityName(p) << ": " << probe.report;
+        EXPECT_NE(probe.report.find("lr/sr stub: not tried"), std::string::npos) << probe.report;
+    }
+}
+
+TEST(SimTarget, PctOpenListsTheConditionsByName)
+{
+    for (bool feature : { true, false }) {
+        ATTACH(c, Personality::OpenOcd, feature);
+        AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+        ASSERT_TRUE(probe.registers) << probe.report;
+        ppe::Result<Pct> pct = Pct::open(*probe.registers);
+        ASSERT_TRUE(pct) << pct.error().str();
+        EXPECT_EQ(pct->build().counters, 8u);
+        std::vector<std::string> names;
+        for (const CountableCondition& condition : pct->conditions())
+            names.push_back(condition.name);
+        EXPECT_EQ(names, ppe::arc::testing::PctModel::Config {}.conditions);
+        EXPECT_EQ(*pct->condition("crun"), 2u);
+        EXPECT_TRUE(c->access->undoAll());
+    }
+}
+
+TEST(SimTarget, CountingARunGivesTheMachinesExactCycles)
+{
+    ATTACH(c, Personality::OpenOcd);
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    ppe::Result<Pct> pct = Pct::open(*probe.registers);
+    ASSERT_TRUE(pct) << pct.error().str();
+    CountRequest request;
+    request.events = { "crun", "iall" };
+    ppe::Result<CountResult> counted = countEvents(*c->control, *pct, request, nullptr);
+    ASSERT_TRUE(counted) << counted.error().str();
+    std::lock_guard<std::mutex> lock(c->target->mutex());
+    const Machine& machine = c->target->machine();
+    EXPECT_TRUE(machine.ended()) << counted->end;
+    EXPECT_EQ(counted->counts.at(0).count, machine.runCycles());
+    EXPECT_EQ(counted->counts.at(0).count, machine.totals().cycles);
+    EXPECT_EQ(counted->counts.at(1).count, machine.totals().instructions);
+}
+
+TEST(SimTarget, CountersStandStillWhileTheCoreIsHalted)
+{
+    ATTACH(c, Personality::OpenOcd);
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    ppe::Result<Pct> pct = Pct::open(*probe.registers);
+    ASSERT_TRUE(pct && pct->configure(0, *pct->condition("crun")) && pct->start());
+    ASSERT_TRUE(c->access->insertBreakpoint(c->address("shared"), 2));
+    ppe::Result<ppe::gdbremote::StopReply> stop = c->runToStop();
+    ASSERT_TRUE(stop) << stop.error().str();
+    EXPECT_EQ(*c->access->readRegister("pc"), c->address("shared"));
+    ppe::Result<uint64_t> first = pct->read(0);
+    ASSERT_TRUE(first) << first.error().str();
+    // Time passes while the core stands at the breakpoint (the subject here, not a synchronisation).
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(*pct->read(0), *first);
+    EXPECT_EQ(*first, machineCycles(*c));
+    EXPECT_TRUE(c->access->undoAll());
+}
+
+TEST(SimTarget, UndoingTheJournalPutsThePctBackAsFound)
+{
+    for (bool feature : { true, false }) {
+        ATTACH(c, Personality::OpenOcd, feature);
+        { // what another user of the core left: counter 5 on iall, running
+            std::lock_guard<std::mutex> lock(c->target->mutex());
+            ppe::arc::testing::PctModel& model = c->target->pct();
+            ASSERT_TRUE(model.write(aux::kPctIndex, 5) && model.write(aux::kPctConfig, 3));
+            ASSERT_TRUE(model.write(aux::kPctCountL, 777) && model.write(aux::kPctControl, 1));
+        }
+        const auto before = c->target->pct().state();
+        AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+        ASSERT_TRUE(probe.registers) << probe.report;
+        ppe::Result<Pct> pct = Pct::open(*probe.registers);
+        ASSERT_TRUE(pct && pct->stop() && pct->configure(0, 2) && pct->configure(5, 2) && pct->start());
+        ASSERT_TRUE(c->access->insertBreakpoint(c->address("leaf"), 2));
+        ASSERT_TRUE(c->runToStop());
+        ASSERT_TRUE(pct->stop());
+        EXPECT_GT(*pct->read(0), 0u);
+        EXPECT_NE(c->target->pct().state(), before);
+        ppe::gdbremote::Status undone = c->access->undoAll();
+        ASSERT_TRUE(undone) << undone.error().str();
+        EXPECT_EQ(c->target->pct().state(), before) << (feature ? "p/P" : "monitor");
+        EXPECT_TRUE(c->target->machine().breakpoints().empty());
+    }
+}
+
+TEST(SimTarget, InclusiveCountOfACallByBreakpoints)
+{
+    ATTACH(c, Personality::OpenOcd);
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    ppe::Result<Pct> pct = Pct::open(*probe.registers);
+    ASSERT_TRUE(pct && pct->configure(0, *pct->condition("crun")) && pct->start());
+    for (const char* function : { "right", "fact" }) {
+        const uint32_t entry = c->address(function);
+        ASSERT_TRUE(c->access->insertBreakpoint(entry, 2));
+        ASSERT_TRUE(c->runToStop());
+        const uint64_t atEntry = *pct->read(0);
+        ppe::Result<uint64_t> blink = c->access->readRegister("blink");
+        ASSERT_TRUE(blink) << blink.error().str();
+        ASSERT_TRUE(c->access->removeBreakpoint(entry, 2) && c->access->insertBreakpoint(*blink, 4));
+        ASSERT_TRUE(c->runToStop());
+        EXPECT_EQ(*c->access->readRegister("pc"), *blink);
+        EXPECT_EQ(*pct->read(0) - atEntry, c->target->machine().inclusiveCycles(function)) << function;
+        ASSERT_TRUE(c->access->removeBreakpoint(*blink, 4));
+    }
+    EXPECT_TRUE(c->access->undoAll());
+}
+
+} // namespace

@@ -1,0 +1,85 @@
+// ppe-arc-sim: the simulated ARC target (a STAND-IN for tests, README.md) as a program: listens on
+// 127.0.0.1 at a free port, prints the port on stdout, serves one connection. SIGINT stops the
+// running machine as it stops qemu-arc's guest.
+#include "rsp_server.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+ppe::arc::sim::RspServer* g_server = nullptr;
+
+extern "C" void onInterrupt(int)
+{
+    if (g_server)
+        g_server->interruptFromOutside();
+}
+
+int usage(const char* message)
+{
+    std::fprintf(stderr,
+        "ppe-arc-sim: %s\nusage: ppe-arc-sim --elf ARC-EXECUTABLE --tree CALL-TREE [--personality "
+        "openocd|qemu|gdbserver] [--no-pct-feature] [--range-bit N] [--slice-steps N] [--slice-us N]\n",
+        message);
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    ppe::arc::sim::TargetOptions target;
+    ppe::arc::sim::ServerOptions server;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (arg == "--no-pct-feature") {
+            server.pctFeature = false;
+            continue;
+        }
+        if (!value)
+            return usage(("unknown option or missing value: " + arg).c_str());
+        ++i;
+        if (arg == "--elf")
+            target.elf = value;
+        else if (arg == "--tree")
+            target.tree = value;
+        else if (arg == "--personality" && !ppe::arc::sim::parsePersonality(value, server.personality))
+            return usage("the personality is openocd, qemu or gdbserver");
+        else if (arg == "--range-bit")
+            target.pct.rangeEnableBit = unsigned(std::strtoul(value, nullptr, 0));
+        else if (arg == "--slice-steps")
+            server.sliceSteps = std::strtoull(value, nullptr, 0);
+        else if (arg == "--slice-us")
+            server.slicePause = std::chrono::microseconds(std::strtoull(value, nullptr, 0));
+        else if (arg != "--personality")
+            return usage(("unknown option: " + arg).c_str());
+    }
+    if (target.elf.empty() || target.tree.empty())
+        return usage("--elf and --tree are needed");
+    ppe::Result<std::unique_ptr<ppe::arc::sim::SimTarget>> loaded = ppe::arc::sim::SimTarget::load(target);
+    if (!loaded) {
+        std::fprintf(stderr, "ppe-arc-sim: %s\n", loaded.error().str().c_str());
+        return 1;
+    }
+    ppe::arc::sim::RspServer rsp(**loaded, server);
+    ppe::Result<uint16_t> port = rsp.listen();
+    if (!port) {
+        std::fprintf(stderr, "ppe-arc-sim: %s\n", port.error().str().c_str());
+        return 1;
+    }
+    g_server = &rsp;
+    std::signal(SIGINT, onInterrupt);
+    std::printf("%u\n", unsigned(*port));
+    std::fflush(stdout);
+    ppe::gdbremote::Status served = rsp.serve();
+    if (!served) {
+        std::fprintf(stderr, "ppe-arc-sim: %s\n", served.error().str().c_str());
+        return 1;
+    }
+    return 0;
+}
