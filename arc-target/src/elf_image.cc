@@ -101,7 +101,84 @@ namespace {
 
     Error bad(const std::string& path, const std::string& what) { return Error { path, 0, what }; }
 
+    // Bounds on a symbol table read whole: far above any program's, below what would hurt.
+    constexpr uint64_t kMaxTableBytes = uint64_t(256) << 20;
+
+    struct Section {
+        uint32_t type = 0, link = 0;
+        uint64_t offset = 0, size = 0, entrySize = 0;
+    };
+
+    std::vector<Section> sectionsOf(int fd, const Fields& h, bool is64)
+    {
+        const uint64_t shoff = is64 ? h.get(40, 8) : h.get(32, 4);
+        const uint64_t entrySize = is64 ? h.get(58, 2) : h.get(46, 2);
+        const uint64_t count = is64 ? h.get(60, 2) : h.get(48, 2);
+        std::vector<Section> out;
+        if (shoff == 0 || entrySize < (is64 ? 64u : 40u))
+            return out;
+        const std::string table = readAt(fd, shoff, size_t(entrySize * count));
+        const Fields sh { table, h.bigEndian };
+        for (uint64_t i = 0; i < count && sh.has(i * entrySize, entrySize); ++i) {
+            const uint64_t at = i * entrySize;
+            out.push_back({ uint32_t(sh.get(at + 4, 4)), uint32_t(sh.get(at + (is64 ? 40 : 24), 4)),
+                sh.get(at + (is64 ? 24 : 16), is64 ? 8 : 4), sh.get(at + (is64 ? 32 : 20), is64 ? 8 : 4),
+                sh.get(at + (is64 ? 56 : 36), is64 ? 8 : 4) });
+        }
+        return out;
+    }
+
+    // The defined functions with a size of symbol table `symtab` (its strings in `strtab`).
+    std::vector<ElfFunction> functionsOf(
+        int fd, const Section& symtab, const Section& strtab, const Fields& h, bool is64)
+    {
+        const std::string symbols = readAt(fd, symtab.offset, size_t(std::min(symtab.size, kMaxTableBytes)));
+        const std::string strings = readAt(fd, strtab.offset, size_t(std::min(strtab.size, kMaxTableBytes)));
+        const Fields f { symbols, h.bigEndian };
+        const uint64_t step = symtab.entrySize >= (is64 ? 24u : 16u) ? symtab.entrySize : (is64 ? 24 : 16);
+        std::vector<ElfFunction> out;
+        for (uint64_t at = 0; f.has(at, step); at += step) {
+            const uint64_t nameAt = f.get(at, 4);
+            const uint8_t info = uint8_t(symbols[at + (is64 ? 4 : 12)]);
+            const uint64_t section = f.get(at + (is64 ? 6 : 14), 2);
+            const uint64_t value = is64 ? f.get(at + 8, 8) : f.get(at + 4, 4);
+            const uint64_t size = is64 ? f.get(at + 16, 8) : f.get(at + 8, 4);
+            if (ELF64_ST_TYPE(info) != STT_FUNC || section == SHN_UNDEF || size == 0 || nameAt >= strings.size())
+                continue;
+            out.push_back(
+                { std::string(strings.c_str() + nameAt, strnlen(strings.c_str() + nameAt, strings.size() - nameAt)),
+                    value, size });
+        }
+        return out;
+    }
+
 } // namespace
+
+Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return bad(path, std::string("cannot open: ") + std::strerror(errno));
+    const std::string header = readAt(fd, 0, 64);
+    const bool is64 = header.size() > EI_CLASS && header[EI_CLASS] == ELFCLASS64;
+    if (header.size() < (is64 ? 64u : 52u) || header.compare(0, 4, ELFMAG) != 0) {
+        ::close(fd);
+        return bad(path, "not an ELF file");
+    }
+    const Fields h { header, header[EI_DATA] == ELFDATA2MSB };
+    const std::vector<Section> sections = sectionsOf(fd, h, is64);
+    std::vector<ElfFunction> functions;
+    for (uint32_t wanted : { uint32_t(SHT_SYMTAB), uint32_t(SHT_DYNSYM) }) {
+        for (const Section& s : sections) {
+            if (s.type == wanted && s.link < sections.size() && functions.empty())
+                functions = functionsOf(fd, s, sections[s.link], h, is64);
+        }
+    }
+    ::close(fd);
+    std::sort(functions.begin(), functions.end(),
+        [](const ElfFunction& a, const ElfFunction& b) { return a.address < b.address; });
+    return functions;
+}
 
 static Result<ElfImage> parse(int fd, const std::string& path)
 {

@@ -66,6 +66,7 @@ void keepTranscript(const ControlRequest& r, const char* command)
 ppe::Result<Session> open(const std::string& remote, bool tap)
 {
     SessionOptions options;
+    options.swbreak = true; // breakpoint stops with the PC at the breakpoint (x86 gdbserver)
     if (tap)
         options.tap = [](char direction, std::string_view raw) { g_lines.push_back({ direction, std::string(raw) }); };
     auto session = Session::connect(remote, std::chrono::milliseconds(3000), options);
@@ -134,33 +135,20 @@ ppe::Result<std::monostate> applyChanges(TargetAccess& access, const ControlRequ
 
 int poke(const ControlRequest& r, const std::atomic<bool>& stop)
 {
-    auto session = open(r.remote, !r.transcript.empty());
-    if (!session)
-        return controlFail(session.error().str());
-    auto description = session->readTargetDescription();
-    if (!description)
-        return controlFail(description.error().str());
-    TargetControl control(*session);
-    UndoJournal journal(r.journal.empty() ? defaultJournal(r.remote) : r.journal, r.remote);
-    TargetAccess access(control, *description, false, &journal);
-    auto changed = applyChanges(access, r, false);
+    auto attached = attach(r.remote, r.journal, !r.transcript.empty());
+    if (!attached)
+        return controlFail(attached.error().str());
+    Attachment& a = **attached;
+    auto changed = applyChanges(a.access, r, false);
     if (changed) {
-        std::printf("holding (journal %s)\n", journal.path().c_str());
+        std::printf("holding (journal %s)\n", a.journal.path().c_str());
         std::fflush(stdout);
         const auto until = Clock::now() + std::chrono::milliseconds(int64_t(r.holdSeconds * 1000));
         while (Clock::now() < until && !stop.load())
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    // Every exit path undoes what was changed before the detach.
-    auto undone = access.undoAll();
-    std::fprintf(stderr, "ppe-arc: %s\n", access.capabilities().report().c_str());
-    auto detached = undone ? control.detach() : Status(std::monostate {});
-    keepTranscript(r, "poke");
-    if (!undone)
-        return controlFail(undone.error().str() + " (the journal " + journal.path() + " keeps the rest)");
-    if (!detached)
-        return controlFail(detached.error().str());
-    return changed ? 0 : controlFail(changed.error().str());
+    const int status = changed ? 0 : controlFail(changed.error().str());
+    return closeAttachment(a, r.transcript, "poke", status);
 }
 
 // What the target holds now at each place the journal names (after the undo: the originals).
@@ -209,6 +197,53 @@ int restore(const ControlRequest& r)
 }
 
 } // namespace
+
+Attachment::Attachment(ppe::gdbremote::Session s, ppe::gdbremote::TargetDescription d, const std::string& journalPath,
+    const std::string& remote)
+    : session(std::move(s))
+    , description(std::move(d))
+    , control(session)
+    , journal(journalPath, remote)
+    , access(control, description, false, &journal)
+{
+}
+
+ppe::Result<std::unique_ptr<Attachment>> attach(const std::string& remote, const std::string& journal, bool transcript)
+{
+    auto session = open(remote, transcript);
+    if (!session)
+        return session.error();
+    auto description = session->readTargetDescription();
+    if (!description)
+        return description.error();
+    return std::make_unique<Attachment>(
+        std::move(*session), std::move(*description), journal.empty() ? defaultJournal(remote) : journal, remote);
+}
+
+int closeAttachment(Attachment& a, const std::string& transcript, const char* command, int status)
+{
+    if (a.control.running()) // an error while it ran: the undo needs it stopped
+        (void)a.control.stop();
+    if (a.control.state() == TargetState::Ended) { // its changes ended with it: nothing to undo
+        while (!a.journal.empty())
+            a.journal.dropLast();
+    }
+    // Every exit path undoes what was changed before the detach.
+    auto undone = a.access.undoAll();
+    std::fprintf(stderr, "ppe-arc: %s\n", a.access.capabilities().report().c_str());
+    auto detached = undone ? a.control.detach() : Status(std::monostate {});
+    if (!transcript.empty()) {
+        ControlRequest r;
+        r.remote = a.journal.remote();
+        r.transcript = transcript;
+        keepTranscript(r, command);
+    }
+    if (!undone)
+        return controlFail(undone.error().str() + " (the journal " + a.journal.path() + " keeps the rest)");
+    if (!detached)
+        return controlFail(detached.error().str());
+    return status;
+}
 
 int controlMain(int argc, char** argv, const std::atomic<bool>& stop)
 {

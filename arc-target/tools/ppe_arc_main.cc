@@ -4,6 +4,7 @@
 // Options -> runSampling (sample_run.h): a session -> the sampling loop (sampler.h) -> the profile
 // (remote_profile.h) -> the .ppe file.
 #include "control_commands.h"
+#include "counter_commands.h"
 #include "ppe/arc/sample_run.h"
 
 #include "ppe/core/output_file.h"
@@ -77,7 +78,13 @@ void usage(const po::options_description& options)
            "                    --kind N] [--hold S] [--journal FILE]\n"
            "Changes a stopped target, each change first in the undo journal; undoes them after --hold.\n"
            "       ppe-arc restore [--journal FILE] [--remote HOST:PORT]\n"
-           "Undoes the changes a journal left by a killed ppe-arc names, prints the restored values.\n\n"
+           "Undoes the changes a journal left by a killed ppe-arc names, prints the restored values.\n"
+           "       ppe-arc conditions --remote HOST:PORT\n"
+           "Lists the ARC performance counters' countable conditions by name.\n"
+           "       ppe-arc count --remote HOST:PORT --event NAME,... [--duration S] [--in user|kernel]\n"
+           "Counts the named conditions over a run; the counters are put back as they were found.\n"
+           "       ppe-arc calls --remote HOST:PORT --elf PROG --function NAME,... [--event NAME] [--duration S]\n"
+           "Counts calls of functions by breakpoints (with --event, their inclusive counts too).\n\n"
         << options;
 }
 
@@ -140,6 +147,12 @@ int main(int argc, char** argv)
     if (argc > 1 && (std::string(argv[1]) == "poke" || std::string(argv[1]) == "restore")) {
         onSignals();
         return controlMain(argc, argv, g_stop);
+    }
+    if (argc > 1
+        && (std::string(argv[1]) == "conditions" || std::string(argv[1]) == "count"
+            || std::string(argv[1]) == "calls")) {
+        onSignals();
+        return counterMain(argc, argv, g_stop);
     }
     std::optional<SampleRequest> request = parse(argc, argv);
     if (!request)

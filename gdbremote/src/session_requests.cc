@@ -43,7 +43,8 @@ ServerFeatures parseFeatures(std::string_view reply)
 Result<ServerFeatures> Session::negotiate()
 {
     // xmlRegisters=i386: without it gdbserver's x86 port describes no registers in XML.
-    auto reply = request("qSupported:multiprocess+;vContSupported+;xmlRegisters=i386");
+    auto reply = request(std::string("qSupported:multiprocess+;") + (m_options.swbreak ? "swbreak+;" : "")
+        + "vContSupported+;xmlRegisters=i386");
     if (!reply)
         return reply.error();
     m_features = parseFeatures(*reply);
@@ -60,6 +61,7 @@ Result<ServerFeatures> Session::negotiate()
         if (!actions)
             return actions.error();
         m_useVCont = hasPrefix(*actions, "vCont") && actions->find(";c") != std::string::npos;
+        m_vContStep = m_useVCont && actions->find(";s") != std::string::npos;
     }
     return m_features;
 }

@@ -75,6 +75,16 @@ Status Session::resume(int signal)
     return send(packet);
 }
 
+Status Session::step(const std::string& thread, int signal)
+{
+    if (m_nonStop)
+        return error("cannot step one instruction in non-stop mode");
+    const std::string code = signal > 0 && signal < 256 ? (signal < 16 ? "0" : "") + hexNumber(unsigned(signal)) : "";
+    if (m_vContStep)
+        return send((code.empty() ? "vCont;s" : "vCont;S" + code) + (thread.empty() ? "" : ":" + thread));
+    return send(code.empty() ? "s" : "S" + code);
+}
+
 Status Session::resumeThread(const std::string& thread, int signal)
 {
     const std::string packet = continuePacket(true, signal) + ":" + thread;

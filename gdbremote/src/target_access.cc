@@ -272,6 +272,17 @@ Status TargetAccess::insertBreakpoint(uint64_t at, unsigned kind)
     return std::monostate {};
 }
 
+Status TargetAccess::reinsertBreakpoint(uint64_t at, unsigned kind)
+{
+    const std::string what = "insert the breakpoint at " + address(at) + " again";
+    auto reply = ask("Z0," + hexNumber(at) + "," + std::to_string(kind), m_caps.breakpoint, what);
+    if (!reply)
+        return reply.error();
+    if (*reply != "OK")
+        return Error { m_control.session().peer(), 0, "cannot " + what + ": '" + *reply + "'" };
+    return std::monostate {};
+}
+
 Status TargetAccess::removeBreakpoint(uint64_t at, unsigned kind)
 {
     const std::string what = "remove the breakpoint at " + address(at);

@@ -92,6 +92,16 @@ Status TargetControl::resume(int signal)
     return resumed;
 }
 
+Result<StopReply> TargetControl::step(const std::string& thread, int signal)
+{
+    if (m_state != TargetState::Stopped)
+        return Error { m_session.peer(), 0, std::string("cannot step: the target is ") + targetStateName(m_state) };
+    if (auto stepped = m_session.step(thread, signal); !stepped)
+        return stepped.error();
+    m_state = TargetState::Running;
+    return stopped(m_session.waitForStop(m_options.stopWait));
+}
+
 // Sends the stop request of `means`; the stop itself comes as a reply.
 Status TargetControl::send(StopMeans means)
 {

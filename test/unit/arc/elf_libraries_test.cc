@@ -6,7 +6,10 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sys/resource.h>
@@ -45,6 +48,50 @@ TEST(ElfImage, ReadsAnArcExecutable)
     ASSERT_TRUE(elf->executableRange(start, end));
     EXPECT_LE(start, elf->entry);
     EXPECT_LT(elf->entry, end);
+}
+
+// The functions of the symbol table, as `nm` lists them (type T/t with a size: nm -S).
+std::map<std::string, std::pair<uint64_t, uint64_t>> nmFunctions(const std::string& nm, const std::string& elf)
+{
+    std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+    FILE* pipe = ::popen((nm + " -S --defined-only " + elf).c_str(), "r");
+    if (!pipe)
+        return out;
+    char line[512];
+    while (std::fgets(line, sizeof(line), pipe)) {
+        unsigned long long address = 0, size = 0;
+        char type = 0, name[400] = {};
+        if (std::sscanf(line, "%llx %llx %c %399s", &address, &size, &type, name) == 4 && (type == 'T' || type == 't'))
+            out[name] = { address, size };
+    }
+    ::pclose(pipe);
+    return out;
+}
+
+TEST(ElfFunctions, AreTheFunctionsNmLists)
+{
+    for (const auto& [elf, nm] : { std::pair<std::string, std::string> { PPE_LOOP_NATIVE, "nm" },
+             { PPE_LOOP_ARC, "arc-linux-gnu-nm" } }) {
+        if (elf.empty())
+            continue; // no ARC compiler: ReadsAnArcExecutable says so
+        auto functions = readElfFunctions(elf);
+        ASSERT_TRUE(functions) << functions.error().str();
+        const auto expected = nmFunctions(nm, elf);
+        ASSERT_FALSE(expected.empty()) << nm << " listed nothing for " << elf;
+        size_t found = 0;
+        for (const ElfFunction& f : *functions) {
+            auto it = expected.find(f.name);
+            if (it == expected.end())
+                continue; // nm -S prints one name per address; aliases differ
+            ++found;
+            EXPECT_EQ(f.address, it->second.first) << f.name;
+            EXPECT_EQ(f.size, it->second.second) << f.name;
+        }
+        EXPECT_EQ(found, expected.size()) << elf;
+        EXPECT_TRUE(std::is_sorted(functions->begin(), functions->end(),
+            [](const ElfFunction& a, const ElfFunction& b) { return a.address < b.address; }));
+    }
+    EXPECT_FALSE(readElfFunctions("/dev/null"));
 }
 
 TEST(ElfImage, ErrorsNameTheFile)

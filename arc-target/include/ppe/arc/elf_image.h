@@ -41,6 +41,16 @@ struct ElfImage {
 // The ELF file at `path`; errors name the file.
 Result<ElfImage> readElfImage(const std::string& path);
 
+// A function of the ELF's symbol table (STT_FUNC with a size, defined).
+struct ElfFunction {
+    std::string name;
+    uint64_t address = 0; // link-time
+    uint64_t size = 0;
+};
+
+// The functions of `path`'s .symtab (its .dynsym when stripped), by address; errors name the file.
+Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path);
+
 // `uname -m`'s word for an e_machine ("x86_64", "aarch64", "arc", ...), "machine N" otherwise.
 std::string machineName(uint16_t machine);
 // The smallest instruction of the machine in bytes (1 on x86, 2 on ARC and compressed RISC-V, 4

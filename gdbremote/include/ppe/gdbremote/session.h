@@ -41,6 +41,10 @@ struct SessionOptions {
     std::function<void(std::string_view)> console;
     // Every frame, ack and stray byte, in order: '>' sent, '<' received (for transcripts).
     std::function<void(char direction, std::string_view raw)> tap;
+    // Offer `swbreak+`: a server that takes it reports a stop at a software breakpoint with
+    // `swbreak:` and the PC at the breakpoint (gdbserver on x86 otherwise leaves it after the int3,
+    // for the client to set back: a client killed before it does leaves the program one byte off).
+    bool swbreak = false;
 };
 
 struct SessionStats {
@@ -80,6 +84,9 @@ public:
     // `vCont;c` where offered, else `c`; with a signal, `vCont;CSIG` or `CSIG` delivers it to the
     // program (one it stopped with). The reply comes at the next stop.
     Status resume(int signal = 0);
+    // One instruction of `thread` ("" the current one): `vCont;s:TID` where vCont is offered, else
+    // `s`; with a signal, `S`. All-stop only. The reply comes at the stop after it.
+    Status step(const std::string& thread = {}, int signal = 0);
     Status interrupt(); // the 0x03 byte (`vCont;t` in non-stop mode)
     // The target's threads ("p7.8" with multiprocess, else "8"): in non-stop mode
     // `qXfer:threads:read` where offered (one document: gdbserver 13 in non-stop mode can answer
@@ -143,6 +150,7 @@ private:
     bool m_ackMode = true;
     bool m_nonStop = false;
     bool m_useVCont = false;
+    bool m_vContStep = false; // vCont? offered s: a step names its thread
     std::size_t m_echoesOwed = 0; // sends of the last packet after its `+` was overdue
 };
 

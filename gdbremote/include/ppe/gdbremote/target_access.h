@@ -48,6 +48,9 @@ public:
     // Software breakpoint of `kind` (the instruction's size on most targets) at `address`.
     Status insertBreakpoint(uint64_t address, unsigned kind);
     Status removeBreakpoint(uint64_t address, unsigned kind);
+    // Puts back a breakpoint the journal already holds (removed for a moment to step over it):
+    // nothing new is journalled.
+    Status reinsertBreakpoint(uint64_t address, unsigned kind);
 
     // A monitor command's output (qRcmd); an error where the server has none.
     Result<std::string> monitor(const std::string& command);

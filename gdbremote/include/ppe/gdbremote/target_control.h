@@ -65,6 +65,9 @@ public:
     // A request to the stopped target; an error, with nothing sent, while an all-stop target runs.
     Result<std::string> request(std::string_view packet);
     Status resume(int signal = 0);
+    // Runs one instruction of `thread` ("" the current one) of the stopped target (all-stop) and
+    // returns the stop after it (the program may have ended).
+    Result<StopReply> step(const std::string& thread = {}, int signal = 0);
     // Stops the running target (all-stop): by the known means, probed the first time. The reply
     // may say the target ended (state Ended). Drains stale stop replies afterwards.
     Result<StopReply> stop();

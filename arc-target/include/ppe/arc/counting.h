@@ -1,0 +1,44 @@
+// Global counts of PCT events over a run of the target (`ppe-arc count --event crun,iall`): the
+// counters are stopped, zeroed and given their conditions while the target stands stopped, run
+// while it runs, and read once it stops again — at the end of the asked duration (stopped by the
+// target control), when it halts by itself (a bare-metal program's `flag 1` or breakpoint), or at
+// an interrupt. A program that exits (W) takes its counters with it where the server is a process
+// debugger: that is said, not guessed.
+#pragma once
+
+#include "ppe/arc/pct.h"
+#include "ppe/gdbremote/target_control.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppe::arc {
+
+struct CountRequest {
+    std::vector<std::string> events; // condition names, at most one per counter
+    CountIn where = CountIn::Both;
+    std::chrono::milliseconds duration { 0 }; // 0: until the target stops by itself
+};
+
+struct EventCount {
+    std::string event;
+    uint64_t count = 0;
+};
+
+struct CountResult {
+    std::vector<EventCount> counts;
+    double seconds = 0; // wall time the target ran
+    std::string end; // "duration", "interrupted", or what the target's own stop said
+};
+
+// The conditions of `events` on `pct`, checked before anything is changed: each known, no more
+// than the counters, none twice.
+Result<std::vector<uint32_t>> conditionsOf(const Pct& pct, const std::vector<std::string>& events);
+
+Result<CountResult> countEvents(
+    gdbremote::TargetControl& control, Pct& pct, const CountRequest& request, const std::atomic<bool>* stop);
+
+} // namespace ppe::arc

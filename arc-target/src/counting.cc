@@ -1,0 +1,114 @@
+#include "ppe/arc/counting.h"
+
+#include <algorithm>
+
+namespace ppe::arc {
+
+namespace {
+
+    using gdbremote::Clock;
+    using gdbremote::StopReply;
+
+    constexpr auto kSlice = std::chrono::milliseconds(50); // how often an interrupt is looked for
+
+    double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+    // Zeroes and configures the counters while the target stands stopped, then runs them.
+    gdbremote::Status prepare(Pct& pct, const std::vector<uint32_t>& conditions, CountIn where)
+    {
+        gdbremote::Status done = pct.stop();
+        done = done ? pct.clear() : done;
+        for (unsigned counter = 0; done && counter < conditions.size(); ++counter)
+            done = pct.configure(counter, conditions[counter], where);
+        return done ? pct.start() : done;
+    }
+
+    // Runs the target until the duration, an interrupt or its own halt; passes the program's own
+    // signals on (a halted core counts nothing meanwhile). What ended the run.
+    Result<std::string> run(gdbremote::TargetControl& control, const CountRequest& request,
+        const std::atomic<bool>* stop, Clock::time_point start)
+    {
+        const bool timed = request.duration.count() > 0;
+        const Clock::time_point end = start + request.duration;
+        for (int signal = 0;;) {
+            if (gdbremote::Status resumed = control.resume(signal); !resumed)
+                return resumed.error();
+            bool spoke = false;
+            while (!spoke) {
+                const bool interrupted = stop && stop->load(std::memory_order_relaxed);
+                if (interrupted || (timed && Clock::now() >= end)) {
+                    Result<StopReply> stopped = control.stop();
+                    if (!stopped)
+                        return stopped.error();
+                    return std::string(interrupted ? "interrupted" : "duration");
+                }
+                const Clock::time_point slice = Clock::now() + kSlice;
+                Result<bool> got = control.session().incoming(timed ? std::min(slice, end) : slice);
+                if (!got)
+                    return got.error();
+                spoke = *got;
+            }
+            Result<StopReply> own = control.ownStop();
+            if (!own)
+                return own.error();
+            if (own->ended())
+                return Error { control.session().peer(), 0,
+                    "the program ended ("
+                        + std::string(own->kind == StopReply::Kind::Exited ? "exit status " : "signal ")
+                        + std::to_string(own->code)
+                        + ") before its counters were read: count for a --duration, or stop it at a breakpoint" };
+            if (own->code == 0 || own->code == 5) // SIGTRAP: a bare-metal halt or a breakpoint
+                return "the target halted (signal " + std::to_string(own->code) + ")";
+            signal = own->code;
+        }
+    }
+
+} // namespace
+
+Result<std::vector<uint32_t>> conditionsOf(const Pct& pct, const std::vector<std::string>& events)
+{
+    if (events.empty())
+        return Error { "", 0, "no event to count (--event crun,iall,...; ppe-arc conditions lists them)" };
+    if (events.size() > pct.build().counters)
+        return Error { "", 0,
+            std::to_string(events.size()) + " events but the core has " + std::to_string(pct.build().counters)
+                + " counters" };
+    std::vector<uint32_t> conditions;
+    for (const std::string& event : events) {
+        Result<uint32_t> condition = pct.condition(event);
+        if (!condition)
+            return condition.error();
+        if (std::find(conditions.begin(), conditions.end(), *condition) != conditions.end())
+            return Error { "", 0, "the event " + event + " is asked twice" };
+        conditions.push_back(*condition);
+    }
+    return conditions;
+}
+
+Result<CountResult> countEvents(
+    gdbremote::TargetControl& control, Pct& pct, const CountRequest& request, const std::atomic<bool>* stop)
+{
+    Result<std::vector<uint32_t>> conditions = conditionsOf(pct, request.events);
+    if (!conditions)
+        return conditions.error();
+    if (gdbremote::Status ready = prepare(pct, *conditions, request.where); !ready)
+        return ready.error();
+    CountResult result;
+    const Clock::time_point start = Clock::now();
+    Result<std::string> end = run(control, request, stop, start);
+    if (!end)
+        return end.error();
+    result.seconds = seconds(Clock::now() - start);
+    result.end = *end;
+    if (gdbremote::Status stopped = pct.stop(); !stopped)
+        return stopped.error();
+    for (unsigned counter = 0; counter < conditions->size(); ++counter) {
+        Result<uint64_t> value = pct.read(counter);
+        if (!value)
+            return value.error();
+        result.counts.push_back({ request.events[counter], *value });
+    }
+    return result;
+}
+
+} // namespace ppe::arc

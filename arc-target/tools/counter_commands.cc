@@ -1,0 +1,216 @@
+// `ppe-arc conditions`, `ppe-arc count` and `ppe-arc calls`: the ARC performance counters and the
+// breakpoint call counts from the command line (issue 37). Both attach to a stopped target, find a way to its aux
+// registers (aux_registers.h) and say which, change the PCT only through the undo journal, and put it back as it was
+// found before they detach.
+#include "counter_commands.h"
+
+#include "control_commands.h"
+#include "ppe/arc/call_counts.h"
+#include "ppe/arc/counting.h"
+#include "ppe/arc/image_check.h"
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+namespace po = boost::program_options;
+using namespace ppe::arc;
+
+namespace {
+
+struct CounterRequest {
+    std::string remote, journal, transcript, events, where = "both", elf, functions;
+    double durationSeconds = 0;
+};
+
+std::vector<std::string> splitEvents(const std::string& text)
+{
+    std::vector<std::string> events;
+    std::istringstream in(text);
+    for (std::string event; std::getline(in, event, ',');) {
+        if (!event.empty())
+            events.push_back(event);
+    }
+    return events;
+}
+
+void printConditions(const Pct& pct)
+{
+    const PctBuild& b = pct.build();
+    std::printf("%u counters of %u bits%s; %zu countable conditions\n", b.counters, b.counterBits,
+        b.interrupts ? ", overflow interrupts" : "", pct.conditions().size());
+    for (const CountableCondition& c : pct.conditions())
+        std::printf("%4u  %s\n", c.index, c.name.c_str());
+}
+
+ppe::Result<CountRequest> countRequestOf(const CounterRequest& r)
+{
+    CountRequest request;
+    request.events = splitEvents(r.events);
+    if (r.where != "both" && r.where != "user" && r.where != "kernel")
+        return ppe::Error { "", 0, "--in " + r.where + ": not both, user or kernel" };
+    request.where = r.where == "user" ? CountIn::User : r.where == "kernel" ? CountIn::Kernel : CountIn::Both;
+    if (!(r.durationSeconds >= 0 && r.durationSeconds <= 1e6))
+        return ppe::Error { "", 0, "--duration: not a number of seconds" };
+    request.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
+    return request;
+}
+
+int count(Pct& pct, Attachment& a, const CounterRequest& r, const std::atomic<bool>& stop)
+{
+    ppe::Result<CountRequest> request = countRequestOf(r);
+    if (!request)
+        return controlFail(request.error().str());
+    ppe::Result<CountResult> result = countEvents(a.control, pct, *request, &stop);
+    if (!result)
+        return controlFail(result.error().str());
+    std::printf("%-12s %20s\n", "event", "count");
+    for (const EventCount& e : result->counts)
+        std::printf("%-12s %20llu\n", e.event.c_str(), static_cast<unsigned long long>(e.count));
+    std::printf("ran %.3f s; ended: %s\n", result->seconds, result->end.c_str());
+    return 0;
+}
+
+// The functions --function names, from the ELF's symbol table.
+ppe::Result<std::vector<ElfFunction>> namedFunctions(const CounterRequest& r)
+{
+    ppe::Result<std::vector<ElfFunction>> all = readElfFunctions(r.elf);
+    if (!all)
+        return all.error();
+    std::vector<ElfFunction> chosen;
+    for (const std::string& name : splitEvents(r.functions)) {
+        auto found = std::find_if(all->begin(), all->end(), [&](const ElfFunction& f) { return f.name == name; });
+        if (found == all->end())
+            return ppe::Error { r.elf, 0, "no function " + name + " in its symbol table" };
+        chosen.push_back(*found);
+    }
+    return chosen;
+}
+
+void printCalls(const CallCountResult& result, bool counted)
+{
+    std::printf("%-24s %12s %12s %10s %6s%s\n", "function", "calls", "outermost", "returned", "depth",
+        counted ? "            inclusive" : "");
+    for (const FunctionCalls& f : result.functions) {
+        std::printf("%-24s %12llu %12llu %10llu %6u", f.name.c_str(), static_cast<unsigned long long>(f.calls),
+            static_cast<unsigned long long>(f.outermost), static_cast<unsigned long long>(f.returns), f.maxDepth);
+        if (counted)
+            std::printf(" %20llu", static_cast<unsigned long long>(f.inclusive));
+        std::printf("\n");
+    }
+    std::printf("%llu breakpoint stops, %llu program signals passed on; ran %.3f s; ended: %s\n",
+        static_cast<unsigned long long>(result.stops), static_cast<unsigned long long>(result.programSignals),
+        result.seconds, result.end.c_str());
+}
+
+// The first counter counting `event` from zero, running.
+ppe::Result<Pct> startCounter(AuxRegisters* aux, const std::string& event)
+{
+    if (!aux)
+        return ppe::Error { "", 0, "no way to the aux registers of this target (above: what was tried)" };
+    ppe::Result<Pct> pct = Pct::open(*aux);
+    if (!pct)
+        return pct;
+    ppe::Result<std::vector<uint32_t>> condition = conditionsOf(*pct, { event });
+    if (!condition)
+        return condition.error();
+    ppe::gdbremote::Status ready = pct->stop();
+    ready = ready ? pct->clear() : ready;
+    ready = ready ? pct->configure(0, condition->front()) : ready;
+    ready = ready ? pct->start() : ready;
+    if (!ready)
+        return ready.error();
+    return pct;
+}
+
+// `calls`: counts by breakpoints; with --event, the first counter counts it between entries and returns.
+int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>& aux, const std::atomic<bool>& stop)
+{
+    ppe::Result<std::vector<ElfFunction>> functions = namedFunctions(r);
+    if (!functions)
+        return controlFail(functions.error().str());
+    ppe::Result<ElfImage> elf = readElfImage(r.elf);
+    ppe::Result<uint64_t> bias = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
+    if (!bias)
+        return controlFail(bias.error().str());
+    CallCountOptions options;
+    options.bias = *bias;
+    options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
+    std::optional<Pct> pct;
+    if (!r.events.empty()) {
+        ppe::Result<Pct> opened = startCounter(aux.get(), r.events);
+        if (!opened)
+            return controlFail(opened.error().str());
+        pct.emplace(std::move(*opened));
+        options.counter = [&pct] { return pct->read(0); };
+    }
+    ppe::Result<CallCountResult> result
+        = countCalls(a.control, a.access, a.description.architecture, *functions, options, &stop);
+    if (!result)
+        return controlFail(result.error().str());
+    printCalls(*result, pct.has_value());
+    return 0;
+}
+
+int run(const std::string& command, const CounterRequest& r, const std::atomic<bool>& stop)
+{
+    auto attached = attach(r.remote, r.journal, !r.transcript.empty());
+    if (!attached)
+        return controlFail(attached.error().str());
+    Attachment& a = **attached;
+    std::unique_ptr<AuxRegisters> aux;
+    if (command != "calls" || !r.events.empty()) { // calls alone need no counter
+        AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild);
+        std::fprintf(stderr, "%s", probe.report.c_str());
+        aux = std::move(probe.registers);
+    }
+    int status = 0;
+    if (command == "calls") {
+        status = calls(a, r, aux, stop);
+    } else if (!aux) {
+        status = controlFail("no way to the aux registers of this target (above: what was tried)");
+    } else if (ppe::Result<Pct> pct = Pct::open(*aux); !pct) {
+        status = controlFail(pct.error().str());
+    } else if (command == "conditions") {
+        printConditions(*pct);
+    } else {
+        status = count(*pct, a, r, stop);
+    }
+    return closeAttachment(a, r.transcript, command.c_str(), status);
+}
+
+} // namespace
+
+int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
+{
+    CounterRequest r;
+    po::options_description options("ppe-arc conditions / count");
+    options.add_options()("remote", po::value(&r.remote)->value_name("HOST:PORT"), "the server's address")(
+        "journal", po::value(&r.journal)->value_name("FILE"), "the undo journal (default ppe-arc-HOST_PORT.undo here)")(
+        "transcript", po::value(&r.transcript)->value_name("FILE"), "write the session's transcript")("event",
+        po::value(&r.events)->value_name("NAME,..."), "count: the conditions to count, by name (one counter each)")(
+        "duration", po::value(&r.durationSeconds)->value_name("S"),
+        "count: run this long, then stop (default: until the target halts by itself)")(
+        "in", po::value(&r.where)->value_name("WHERE"), "count: both (default), user or kernel mode")(
+        "elf", po::value(&r.elf)->value_name("PROG"), "calls: the program's executable (its symbols)")(
+        "function", po::value(&r.functions)->value_name("NAME,..."), "calls: the functions whose calls are counted");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc - 1, argv + 1).options(options).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return controlFail(std::string(e.what()) + " (see ppe-arc --help)");
+    }
+    const std::string command = argv[1];
+    if (r.remote.empty())
+        return controlFail(command + " needs --remote HOST:PORT");
+    if (command == "count" && r.events.empty())
+        return controlFail("count needs --event NAME,... (ppe-arc conditions lists them)");
+    if (command == "calls" && (r.elf.empty() || r.functions.empty()))
+        return controlFail("calls needs --elf PROG and --function NAME,...");
+    if (command == "calls" && r.events.find(',') != std::string::npos)
+        return controlFail("calls counts one --event at a time");
+    return run(command, r, stop);
+}
