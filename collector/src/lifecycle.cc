@@ -12,6 +12,7 @@
 #include "output_names.h"
 #include "ppe/core/missing_samples.h"
 #include "ppe/core/output_file.h"
+#include "ppe/core/output_patterns.h"
 #include "ppe/core/ppe_writer.h"
 #include "process_end.h"
 #include "retired_objects.h"
@@ -461,7 +462,8 @@ namespace {
         const unsigned issues = chooseOutputPath(g_ppe.config.output, imagePath, descendant, parts, g_ppe.basePath);
         outputPathOf(g_ppe.basePath, uint64_t(getpid()), g_ppe.outputPath);
         if (issues & kUnknownPattern)
-            say({ "PPE_OUT=\"", g_ppe.config.output, "\": a '%' pattern other than %p %h %r %j %% is kept as it is" });
+            say({ "PPE_OUT=\"", g_ppe.config.output, "\": a '%' pattern other than ", kOutputPatternList.text,
+                " is kept as it is" });
         if (issues & kNoRank)
             say({ "PPE_OUT=\"", g_ppe.config.output,
                 "\": %r without a rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID); the pid stands for "

@@ -92,9 +92,9 @@ namespace {
         for (const char* c = pathTemplate; *c; ++c) {
             if (*c != '%')
                 continue;
-            if (c[1] == 'p')
+            if (c[1] == kPatternPid)
                 return true;
-            c += c[1] == '%';
+            c += c[1] == kPatternPercent;
         }
         return false;
     }
@@ -453,14 +453,14 @@ void outputPathOf(const char* pathTemplate, uint64_t pid, char* path)
     const char* digits = decimal(pid, number, sizeof(number));
     size_t used = 0;
     for (const char* c = pathTemplate; *c && used + 1 < PATH_MAX; ++c) {
-        if (*c == '%' && c[1] == 'p') {
+        if (*c == '%' && c[1] == kPatternPid) {
             for (const char* d = digits; *d && used + 1 < PATH_MAX; ++d)
                 path[used++] = *d;
             ++c;
             continue;
         }
         path[used++] = *c;
-        c += *c == '%' && c[1] == '%';
+        c += *c == '%' && c[1] == kPatternPercent;
     }
     path[used] = '\0';
 }

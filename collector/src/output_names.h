@@ -26,7 +26,7 @@ struct NameParts {
 
 // What chooseOutputPath could not expand or use, for one start-up warning (bits).
 enum NameIssue : unsigned {
-    kUnknownPattern = 1, // a '%' followed by a letter other than p h r j %: kept as it is
+    kUnknownPattern = 1, // a '%' followed by a letter no pattern has (output_patterns.h): kept as it is
     kNoRank = 2, // %r without a rank: the pid stands for it
     kNoJob = 4, // %j without a job id: "nojob"
     // PPE_OUT is another user's directory, or one that cannot be made: the current directory instead

@@ -24,6 +24,24 @@ inline constexpr OutputPattern kOutputPatterns[] = { { kPatternPid, "pid" }, { k
 
 inline constexpr size_t kOutputPatternCount = sizeof(kOutputPatterns) / sizeof(kOutputPatterns[0]);
 
+// "%p %h %r %j %%": the list as a message names it.
+struct OutputPatternList {
+    char text[3 * kOutputPatternCount];
+};
+constexpr OutputPatternList outputPatternList()
+{
+    OutputPatternList list {};
+    size_t used = 0;
+    for (const OutputPattern& pattern : kOutputPatterns) {
+        if (used)
+            list.text[used++] = ' ';
+        list.text[used++] = '%';
+        list.text[used++] = pattern.letter;
+    }
+    return list;
+}
+inline constexpr OutputPatternList kOutputPatternList = outputPatternList();
+
 // True when "%<letter>" is a pattern. Signal-safe.
 constexpr bool isOutputPattern(char letter)
 {
