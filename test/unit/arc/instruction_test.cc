@@ -156,6 +156,50 @@ bool objdumpTransfersControl(const ObjdumpLine& line)
     return !base.empty() && base[0] == 'j'; // j, jl, j<cc>, jl<cc>, j_s, jl_s, jeq_s, jne_s, jli_s
 }
 
+// Under a condition: a condition after the name (b<cc>, bl<cc>, j<cc>, jl<cc>, lp<cc>, b<cc>_s,
+// jeq_s) or a test in it (br<cc>, bbit0/1, breq_s, brne_s, dbnz). "al" and "ra" are always.
+bool objdumpConditional(std::string base)
+{
+    if (base.size() > 2 && base.substr(base.size() - 2) == "_s")
+        base.resize(base.size() - 2);
+    if (base.rfind("br", 0) == 0 || base.rfind("bbit", 0) == 0 || base == "dbnz")
+        return true;
+    for (const std::string prefix : { "bl", "jl", "lp", "b", "j" }) {
+        const std::string rest = base.rfind(prefix, 0) == 0 ? base.substr(prefix.size()) : "";
+        if (isCondition(rest) && rest != "al" && rest != "ra")
+            return true;
+    }
+    return false;
+}
+
+// A 32-bit b<cc>, bl<cc> or j<cc> whose condition is an extension one (0x10-0x1f): objdump names a
+// few ("bnt") and prints the rest as if unconditional ("b").
+bool extensionCondition(const Instruction& in)
+{
+    const uint32_t w = in.word, major = w >> 27;
+    const bool hasCondition
+        = (major == 0 && !(w & 0x10000)) || (major == 1 && !(w & 0x30000)) || (major == 4 && ((w >> 22) & 3) == 3);
+    return in.size >= 4 && hasCondition && (w & 0x1f) >= 0x10;
+}
+
+bool objdumpReturn(const ObjdumpLine& line)
+{
+    const std::string base = baseOf(line.mnemonic);
+    if (base == "leave_s")
+        return line.operands.find("pcl") != std::string::npos;
+    return !base.empty() && base[0] == 'j' && !objdumpCall(base) && line.operands == "[blink]";
+}
+
+// j/jl with an immediate or a limm: objdump prints the destination itself ("jl 0x12345", "j.d -132").
+bool objdumpAbsoluteTarget(const ObjdumpLine& line, uint64_t& target)
+{
+    const std::string base = baseOf(line.mnemonic);
+    if (base.empty() || base[0] != 'j' || base == "jli_s" || line.operands.empty() || line.operands[0] == '[')
+        return false;
+    target = static_cast<uint64_t>(std::strtoll(line.operands.c_str(), nullptr, 0)) & 0xffffffffu;
+    return true;
+}
+
 uint64_t commentTarget(const ObjdumpLine& line) { return std::strtoull(line.comment.c_str() + 1, nullptr, 16); }
 
 // ---- the comparison ----
@@ -216,8 +260,15 @@ void compareFlags(const Instruction& in, const ObjdumpLine& line, Tally& tally)
         mismatch(tally, line, in.call ? "decoded a call" : "not decoded a call");
     if (in.delaySlot != hasFlag(line.mnemonic, "d"))
         mismatch(tally, line, in.delaySlot ? "decoded a delay slot" : "no delay slot decoded");
-    if (objdumpBranchComment(line) && (!in.hasTarget || in.target != commentTarget(line)))
+    uint64_t target = 0;
+    const bool known
+        = objdumpBranchComment(line) ? (target = commentTarget(line), true) : objdumpAbsoluteTarget(line, target);
+    if (known && (!in.hasTarget || in.target != target))
         mismatch(tally, line, "target " + (in.hasTarget ? std::to_string(in.target) : std::string("none")));
+    if (in.transfersControl && !extensionCondition(in) && in.conditional != objdumpConditional(base))
+        mismatch(tally, line, in.conditional ? "decoded conditional" : "not decoded conditional");
+    if (in.isReturn != objdumpReturn(line))
+        mismatch(tally, line, in.isReturn ? "decoded a return" : "not decoded a return");
     if (tally.mismatches.size() > before && !tally.mismatches.back().empty())
         tally.mismatches.back() += ", word " + hex(in.word);
 }
