@@ -180,4 +180,36 @@ TEST(SimTarget, InclusiveCountOfACallByBreakpoints)
     EXPECT_TRUE(c->access->undoAll());
 }
 
+// PCT_RANGEL/H through the client's aux back end (the driver has no range call yet): the enable
+// bit is the core's own, so it is checked by reading it back, as ppe-arc must with a user's profile.
+TEST(SimTarget, RangeCountingGivesTheCyclesRunInsideAFunction)
+{
+    ppe::arc::testing::PctModel::Config config;
+    config.rangeEnableBit = 24;
+    ATTACH(c, Personality::OpenOcd, true, 2000, config);
+    AuxProbe probe = probeAuxRegisters(*c->access, aux::kPctBuild);
+    ASSERT_TRUE(probe.registers) << probe.report;
+    AuxRegisters& regs = *probe.registers;
+    ppe::Result<Pct> pct = Pct::open(regs);
+    ASSERT_TRUE(pct && pct->stop() && pct->configure(0, *pct->condition("crun")));
+    const uint32_t shared = c->address("shared");
+    const uint32_t size = c->target->machine().tree().functions.at(c->target->machine().tree().find("shared")).size;
+    ASSERT_TRUE(regs.write(aux::kPctIndex, 0) && regs.write(aux::kPctRangeL, shared));
+    ASSERT_TRUE(regs.write(aux::kPctRangeH, shared + size - 1));
+    ASSERT_TRUE(regs.write(aux::kPctConfig, *pct->condition("crun") | 1u << 24));
+    EXPECT_EQ(*regs.read(aux::kPctConfig) >> 24 & 1, 1u) << "the range bit reads back set";
+    ASSERT_TRUE(regs.write(aux::kPctConfig, *pct->condition("crun") | 1u << 23));
+    EXPECT_EQ(*regs.read(aux::kPctConfig) >> 23 & 1, 0u) << "a bit the core does not have reads back clear";
+    ASSERT_TRUE(regs.write(aux::kPctConfig, *pct->condition("crun") | 1u << 24));
+    ASSERT_TRUE(pct->configure(1, *pct->condition("crun")) && pct->start());
+    ppe::Result<ppe::gdbremote::StopReply> end = c->runToStop(); // openocd: the end halts the core
+    ASSERT_TRUE(end) << end.error().str();
+    const Machine& machine = c->target->machine();
+    ASSERT_TRUE(machine.ended());
+    EXPECT_EQ(*pct->read(0), machine.cyclesIn("shared"));
+    EXPECT_LT(*pct->read(0), *pct->read(1));
+    EXPECT_EQ(*pct->read(1), machine.runCycles());
+    EXPECT_TRUE(c->access->undoAll());
+}
+
 } // namespace

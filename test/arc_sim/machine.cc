@@ -7,6 +7,7 @@ Machine::Machine(CallTree tree, testing::PctModel& pct, uint32_t exitAddress)
     , m_pct(pct)
     , m_exit(exitAddress)
     , m_active(m_tree.functions.size())
+    , m_cyclesIn(m_tree.functions.size())
 {
     m_frames.push_back({ m_tree.root, exitAddress });
     m_active[m_tree.root] = 1;
@@ -115,7 +116,9 @@ Machine::Event Machine::step(bool overBreakpoint)
     if (!overBreakpoint && m_breakpoints.count(at))
         return Event::Breakpoint;
     const bool kernel = kernelMode();
+    const size_t function = m_frames.back().function;
     const uint32_t cycles = execute(m_frames.back());
+    m_cyclesIn[function] += cycles;
     m_totals.cycles += cycles;
     m_totals.kernelCycles += kernel ? cycles : 0;
     ++m_totals.instructions;
@@ -168,6 +171,12 @@ uint64_t Machine::inclusiveCycles(const std::string& name) const
     std::vector<unsigned> active(m_tree.functions.size());
     uint64_t cycles = 0;
     return firstPath(m_tree.root, m_tree.find(name), active, cycles) ? cycles : 0;
+}
+
+uint64_t Machine::cyclesIn(const std::string& name) const
+{
+    const size_t function = m_tree.find(name);
+    return function < m_cyclesIn.size() ? m_cyclesIn[function] : 0;
 }
 
 uint64_t Machine::runCycles() const

@@ -51,6 +51,8 @@ public:
     uint32_t sp() const { return 0x5ffff000u - 32 * uint32_t(m_frames.size()); }
     bool kernelMode() const;
     const MachineTotals& totals() const { return m_totals; }
+    // Cycles run at the PCs of function `name` (inside its bytes: exclusive of its callees).
+    uint64_t cyclesIn(const std::string& name) const;
     const CallTree& tree() const { return m_tree; }
     // The function whose bytes hold `pc`, or nullptr.
     const TreeFunction* functionAt(uint32_t pc) const;
@@ -88,6 +90,7 @@ private:
     std::vector<unsigned> m_active; // activations per function
     std::set<uint32_t> m_breakpoints;
     MachineTotals m_totals;
+    std::vector<uint64_t> m_cyclesIn; // per function, as run
 };
 
 } // namespace ppe::arc::sim
