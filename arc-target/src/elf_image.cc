@@ -152,7 +152,52 @@ namespace {
         return out;
     }
 
+    // What relocation table `rela` points at (see readElfPointedAddresses); `symbols` its symbol table.
+    void pointedBy(
+        int fd, const Section& rela, const Section& symbols, const Fields& h, bool is64, std::vector<uint64_t>& out)
+    {
+        const std::string table = readAt(fd, rela.offset, size_t(std::min(rela.size, kMaxTableBytes)));
+        const std::string syms = readAt(fd, symbols.offset, size_t(std::min(symbols.size, kMaxTableBytes)));
+        const Fields r { table, h.bigEndian }, s { syms, h.bigEndian };
+        const uint64_t step = is64 ? 24 : 12, symStep = is64 ? 24 : 16;
+        const uint32_t jumpSlot = h.get(18, 2) == EM_X86_64 ? R_X86_64_JUMP_SLOT : R_ARC_JUMP_SLOT;
+        for (uint64_t at = 0; r.has(at, step); at += step) {
+            const uint64_t info = is64 ? r.get(at + 8, 8) : r.get(at + 4, 4);
+            const uint64_t type = is64 ? ELF64_R_TYPE(info) : ELF32_R_TYPE(uint32_t(info)),
+                           symbol = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM(uint32_t(info));
+            out.push_back(is64 ? r.get(at + 16, 8) : r.get(at + 8, 4)); // the addend
+            if (symbol && type != jumpSlot && s.has(symbol * symStep, symStep))
+                out.push_back(is64 ? s.get(symbol * symStep + 8, 8) : s.get(symbol * symStep + 4, 4));
+        }
+    }
+
 } // namespace
+
+Result<std::vector<uint64_t>> readElfPointedAddresses(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return bad(path, std::string("cannot open: ") + std::strerror(errno));
+    const std::string header = readAt(fd, 0, 64);
+    const bool is64 = header.size() > EI_CLASS && header[EI_CLASS] == ELFCLASS64;
+    if (header.size() < (is64 ? 64u : 52u) || header.compare(0, 4, ELFMAG) != 0) {
+        ::close(fd);
+        return bad(path, "not an ELF file");
+    }
+    const Fields h { header, header[EI_DATA] == ELFDATA2MSB };
+    const std::vector<Section> sections = sectionsOf(fd, h, is64);
+    std::vector<uint64_t> out;
+    for (const Section& s : sections) {
+        if (s.type == SHT_RELA && s.link < sections.size())
+            pointedBy(fd, s, sections[s.link], h, is64, out);
+        if (s.type == SHT_DYNSYM && s.link < sections.size() && h.get(16, 2) == ET_DYN) {
+            for (const ElfFunction& f : functionsOf(fd, s, sections[s.link], h, is64))
+                out.push_back(f.address);
+        }
+    }
+    ::close(fd);
+    return out;
+}
 
 Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path)
 {

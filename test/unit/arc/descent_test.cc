@@ -4,6 +4,8 @@
 // threshold, every bound it prunes by must hold, and it must save runs. Then the corner cases
 // (recursion, cycles, a failing run) and the graph file's errors.
 #include "ppe/arc/descent.h"
+#include "ppe/arc/elf_image.h"
+#include "ppe/arc/static_calls.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 
 using namespace ppe::arc;
@@ -247,3 +250,61 @@ TEST(CallGraphFile, BadLinesNameTheFileAndLine)
 }
 
 } // namespace
+
+// The static graph of real ARC code (static_calls.h) has every direct call objdump shows: each
+// `bl`/`bl_s`/`jl` line whose site and target are inside functions of the symbol table is an edge
+// between those functions (by address: objdump names code of a stripped library after the nearest
+// exported symbol before it).
+TEST(StaticCallGraph, HasEveryDirectCallObjdumpShows)
+{
+    if (std::string(PPE_LOOP_ARC).empty() || std::string(PPE_ARC_OBJDUMP).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 or arc-linux-gnu-objdump is not installed (Debian: gcc-12-arc-linux-gnu)";
+    for (const std::string& elf : { std::string(PPE_LOOP_ARC), std::string(PPE_ARC_LIBC) }) {
+        SCOPED_TRACE(elf);
+        StaticGraphStats stats;
+        ppe::Result<CallGraph> g = staticCallGraph(elf, &stats);
+        ppe::Result<std::vector<ElfFunction>> functions = readElfFunctions(elf);
+        ASSERT_TRUE(g && functions);
+        functions->erase(std::unique(functions->begin(), functions->end(),
+                             [](const ElfFunction& a, const ElfFunction& b) { return a.address == b.address; }),
+            functions->end());
+        ASSERT_EQ(functions->size(), g->size());
+        auto indexOf = [&](uint64_t address) -> long {
+            auto after = std::upper_bound(functions->begin(), functions->end(), address,
+                [](uint64_t a, const ElfFunction& f) { return a < f.address; });
+            if (after == functions->begin() || address - std::prev(after)->address >= std::prev(after)->size)
+                return -1;
+            return long(std::prev(after) - functions->begin());
+        };
+        FILE* pipe = ::popen((std::string(PPE_ARC_OBJDUMP) + " -d --no-show-raw-insn " + elf).c_str(), "r");
+        ASSERT_NE(pipe, nullptr);
+        char line[1024];
+        size_t checked = 0, missing = 0;
+        const std::regex call("^ *([0-9a-f]+):\\t(bl|bl_s|jl|jl_s)(\\.d)?\\s+\\S+\\s*;([0-9a-f]+) <");
+        std::cmatch m;
+        while (std::fgets(line, sizeof(line), pipe)) {
+            if (!std::regex_search(line, m, call))
+                continue;
+            const long from = indexOf(std::stoull(m[1], nullptr, 16)), to = indexOf(std::stoull(m[4], nullptr, 16));
+            if (from < 0 || to < 0)
+                continue;
+            ++checked;
+            const auto& callees = g->callees[size_t(from)];
+            if (std::find(callees.begin(), callees.end(), uint32_t(to)) == callees.end() && ++missing < 10)
+                ADD_FAILURE() << "the call at " << m[1] << " (" << g->names[size_t(from)] << " -> "
+                              << g->names[size_t(to)] << ") is missing";
+        }
+        ::pclose(pipe);
+        EXPECT_GT(checked, 0u);
+        EXPECT_EQ(missing, 0u) << missing << " of " << checked << " calls missing";
+        EXPECT_EQ(stats.undecoded, 0u) << "functions the decoder stopped in";
+        if (elf == PPE_ARC_LIBC) { // other objects call what a library exports: no bound holds for them
+            EXPECT_EQ(std::count(g->indirect.begin(), g->indirect.end(), true), long(g->size()));
+        }
+        std::printf("%s: %zu functions, %zu instructions, %zu direct calls (%zu checked against objdump), %zu "
+                    "indirect, %zu functions address-taken\n",
+            elf.c_str(), stats.functions, stats.instructions, stats.calls, checked, stats.indirectCalls,
+            stats.addressTaken);
+    }
+    EXPECT_FALSE(staticCallGraph(PPE_LOOP_NATIVE)) << "x86-64 code is not ARC code";
+}

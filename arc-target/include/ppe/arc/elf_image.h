@@ -51,6 +51,12 @@ struct ElfFunction {
 // The functions of `path`'s .symtab (its .dynsym when stripped), by address; errors name the file.
 Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path);
 
+// Code addresses that may be reached other than by the calls the code shows, from what the dynamic
+// linker reads: the addends of RELA relocations (a pointer a PIC object's data will hold), the
+// values of the symbols relocations other than jump slots name, and in a shared object (ET_DYN)
+// every function it exports (another object may call it). Unsorted, with repeats.
+Result<std::vector<uint64_t>> readElfPointedAddresses(const std::string& path);
+
 // `uname -m`'s word for an e_machine ("x86_64", "aarch64", "arc", ...), "machine N" otherwise.
 std::string machineName(uint16_t machine);
 // The smallest instruction of the machine in bytes (1 on x86, 2 on ARC and compressed RISC-V, 4
