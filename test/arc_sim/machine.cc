@@ -43,6 +43,12 @@ uint32_t Machine::pc() const { return m_frames.empty() ? m_exit : pcOf(m_frames.
 
 uint32_t Machine::blink() const { return m_frames.empty() ? m_exit : m_frames.back().returnAddress; }
 
+uint32_t Machine::sp() const
+{
+    const bool entering = !m_frames.empty() && m_frames.back().phase == Phase::Entry;
+    return 0x5ffff000u - 32 * uint32_t(m_frames.size() - (entering ? 1 : 0));
+}
+
 bool Machine::kernelMode() const { return !m_frames.empty() && m_tree.functions[m_frames.back().function].kernel; }
 
 const TreeFunction* Machine::functionAt(uint32_t pc) const

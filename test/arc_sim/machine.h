@@ -48,7 +48,9 @@ public:
     bool ended() const { return m_frames.empty(); }
     uint32_t pc() const;
     uint32_t blink() const;
-    uint32_t sp() const { return 0x5ffff000u - 32 * uint32_t(m_frames.size()); }
+    // The stack pointer: 32 bytes a frame, the frame made after the entry instruction (a prologue),
+    // so that sp at a function's entry equals sp back at its return address, as on the core.
+    uint32_t sp() const;
     bool kernelMode() const;
     const MachineTotals& totals() const { return m_totals; }
     // Cycles run at the PCs of function `name` (inside its bytes: exclusive of its callees).

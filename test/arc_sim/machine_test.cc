@@ -70,12 +70,13 @@ TEST(SimMachine, BreakpointsAtEntryAndReturnAddressBoundOneCall)
     machine.breakpoints().insert(0x1040); // a's entry
     ASSERT_EQ(machine.run(1000, true), Machine::Event::Breakpoint);
     EXPECT_EQ(machine.pc(), 0x1040u);
-    const uint32_t blink = machine.blink();
+    const uint32_t blink = machine.blink(), sp = machine.sp();
     EXPECT_EQ(machine.functionAt(blink)->name, "main");
     const uint64_t entry = machine.totals().cycles;
     machine.breakpoints().insert(blink);
     ASSERT_EQ(machine.run(1000, true), Machine::Event::Breakpoint);
     EXPECT_EQ(machine.pc(), blink);
+    EXPECT_EQ(machine.sp(), sp) << "sp at the return address is sp at the entry";
     EXPECT_EQ(machine.totals().cycles - entry, machine.inclusiveCycles("a"));
 }
 

@@ -1,6 +1,6 @@
 // ppe-arc-sim: the simulated ARC target (a STAND-IN for tests, README.md) as a program: listens on
-// 127.0.0.1 at a free port, prints the port on stdout, serves one connection. SIGINT stops the
-// running machine as it stops qemu-arc's guest.
+// 127.0.0.1 at a free port, prints the port on stdout, then the PCT state, serves one connection,
+// prints the PCT state again. SIGINT stops the running machine as it stops qemu-arc's guest.
 #include "rsp_server.h"
 
 #include <csignal>
@@ -19,11 +19,32 @@ extern "C" void onInterrupt(int)
         g_server->interruptFromOutside();
 }
 
+// The PCT model's state on one line ("pct control=1 count0=0 ..."): printed before the connection
+// and after it, so that a test sees whether the client put the counters back as it found them.
+void printState(ppe::arc::sim::SimTarget& target)
+{
+    std::lock_guard<std::mutex> lock(target.mutex());
+    std::string line = "pct";
+    for (const auto& [key, value] : target.pct().state())
+        line += " " + key + "=" + std::to_string(value);
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+// --busy: counter 5 counts iall from 777 and the counters run, as another user of the core left them.
+void makeBusy(ppe::arc::sim::SimTarget& target)
+{
+    using namespace ppe::arc::aux;
+    ppe::arc::testing::PctModel& pct = target.pct();
+    (void)(pct.write(kPctIndex, 5) && pct.write(kPctConfig, 3) && pct.write(kPctCountL, 777)
+        && pct.write(kPctControl, 1));
+}
+
 int usage(const char* message)
 {
     std::fprintf(stderr,
         "ppe-arc-sim: %s\nusage: ppe-arc-sim --elf ARC-EXECUTABLE --tree CALL-TREE [--personality "
-        "openocd|qemu|gdbserver] [--no-pct-feature] [--range-bit N] [--slice-steps N] [--slice-us N]\n",
+        "openocd|qemu|gdbserver] [--no-pct-feature] [--busy] [--range-bit N] [--slice-steps N] [--slice-us N]\n",
         message);
     return 2;
 }
@@ -34,11 +55,13 @@ int main(int argc, char** argv)
 {
     ppe::arc::sim::TargetOptions target;
     ppe::arc::sim::ServerOptions server;
+    bool busy = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
-        if (arg == "--no-pct-feature") {
-            server.pctFeature = false;
+        if (arg == "--no-pct-feature" || arg == "--busy") {
+            server.pctFeature = server.pctFeature && arg != "--no-pct-feature";
+            busy = busy || arg == "--busy";
             continue;
         }
         if (!value)
@@ -74,9 +97,12 @@ int main(int argc, char** argv)
     }
     g_server = &rsp;
     std::signal(SIGINT, onInterrupt);
+    if (busy)
+        makeBusy(**loaded);
     std::printf("%u\n", unsigned(*port));
-    std::fflush(stdout);
+    printState(**loaded);
     ppe::gdbremote::Status served = rsp.serve();
+    printState(**loaded);
     if (!served) {
         std::fprintf(stderr, "ppe-arc-sim: %s\n", served.error().str().c_str());
         return 1;

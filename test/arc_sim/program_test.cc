@@ -1,6 +1,8 @@
 // ppe-arc-sim, the simulated ARC target (a STAND-IN, README.md) as a program: it prints its port,
 // serves one connection, stops the running machine on SIGINT as qemu-arc does, and says what is
 // wrong with its input in one line.
+#include "sim_target.h"
+
 #include "ppe/gdbremote/session.h"
 #include "ppe/gdbremote/session_start.h"
 
@@ -8,6 +10,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,9 +41,16 @@ struct Program {
         ::close(pipes[1]);
         out = ::fdopen(pipes[0], "r");
     }
+    std::string rest()
+    {
+        std::string all, one;
+        while (!(one = line()).empty())
+            all += one;
+        return all;
+    }
     std::string line()
     {
-        char text[256] = {};
+        char text[1024] = {};
         return out && std::fgets(text, sizeof(text), out) ? std::string(text) : std::string();
     }
     int wait()
@@ -67,6 +77,7 @@ TEST(SimProgram, ServesOneConnectionAndStopsOnSigint)
     Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--personality", "qemu",
         "--slice-steps", "5" });
     const std::string port = sim.line();
+    ASSERT_GT(sim.pid, 0);
     ASSERT_FALSE(port.empty());
     auto session
         = ppe::gdbremote::Session::connect("127.0.0.1:" + port.substr(0, port.size() - 1), std::chrono::seconds(3));
@@ -80,6 +91,59 @@ TEST(SimProgram, ServesOneConnectionAndStopsOnSigint)
     EXPECT_TRUE(session->detach());
     const int status = sim.wait();
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// The number in `table`'s row for `name`, column `column` (0: the first number).
+uint64_t cell(const std::string& table, const std::string& name, int column)
+{
+    std::istringstream in(table);
+    for (std::string row; std::getline(in, row);) {
+        std::istringstream words(row);
+        std::string first;
+        uint64_t value = 0;
+        if (!(words >> first) || first != name)
+            continue;
+        for (int i = 0; i <= column && words >> value; ++i) { }
+        return value;
+    }
+    return ~uint64_t(0);
+}
+
+// The real ppe-arc program against ppe-arc-sim, each command one connection, against the machine's
+// truth (the same image and tree run here, deterministically).
+TEST(SimProgram, PpeArcCountAndCallsEqualTheMachinesTruth)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, PPE_ARC_SIM_TREE, {} });
+    ASSERT_TRUE(truth) << truth.error().str();
+    ppe::arc::sim::Machine& machine = (*truth)->machine();
+    ASSERT_EQ(machine.run(1ull << 32, true), ppe::arc::sim::Machine::Event::Ended);
+    { // count on an OpenOCD-like target whose counters another user left running
+        Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--busy" });
+        const std::string port = sim.line(), before = sim.line();
+        ASSERT_NE(before.find("count5=777"), std::string::npos) << before;
+        Program arc({ PPE_ARC, "count", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--event",
+            "crun,iall", "--duration", "60" }); // a bound: the core halts at the program's end long before
+        const std::string table = arc.rest();
+        EXPECT_EQ(arc.wait(), 0) << table;
+        EXPECT_EQ(cell(table, "crun", 0), machine.totals().cycles) << table;
+        EXPECT_EQ(cell(table, "iall", 0), machine.totals().instructions) << table;
+        EXPECT_EQ(sim.line(), before) << "the PCT as found";
+        EXPECT_EQ(sim.wait(), 0);
+    }
+    // calls by breakpoints on a gdbserver-like target: calls, outermost calls, depth
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--personality", "gdbserver" });
+    const std::string port = sim.line();
+    Program arc({ PPE_ARC, "calls", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf",
+        PPE_ARC_SIM_CALLS, "--function", "fact,shared,leaf", "--duration", "60" });
+    const std::string table = arc.rest();
+    EXPECT_EQ(arc.wait(), 0) << table;
+    EXPECT_EQ(cell(table, "fact", 0), 500u) << table; // 100 calls from main, 5 deep
+    EXPECT_EQ(cell(table, "fact", 1), 100u) << table;
+    EXPECT_EQ(cell(table, "fact", 3), 5u) << table;
+    EXPECT_EQ(cell(table, "shared", 0), 700u) << table; // 300 from left, 2 x 200 from right
+    EXPECT_EQ(cell(table, "leaf", 0), 900u) << table; // 700 from shared, 200 from right
 }
 
 TEST(SimProgram, BadInputIsOneLineNamingTheFile)
