@@ -2,7 +2,8 @@
 // will run over the target's code. The input's first 4 bytes are the address (little-endian), the
 // rest is code, decoded from each instruction to the next as a disassembler walks it. Each
 // instruction is decoded again from a heap copy of exactly its bytes (ASan sees any read past the
-// span) and from one byte fewer (must be refused); the results must be consistent.
+// span) and from one byte fewer (must be refused); the results must be consistent. A patch site
+// chosen by the input's second and third bytes is checked too (checkPatchSite).
 #include "ppe/arc/instruction.h"
 
 #include <cstddef>
@@ -44,6 +45,25 @@ void checkInstruction(const ppe::arc::Instruction& in, size_t left)
     check(in.relocatable() == (!in.pcRelative && !in.transfersControl));
 }
 
+// A patch site somewhere in the input, `need` 1-16 bytes: accepted, it holds whole instructions
+// covering `need`, none of which depends on its address.
+void checkPatchSite(const uint8_t* data, size_t size, uint64_t start)
+{
+    const size_t code = size - 4;
+    const uint64_t address = start + 2 * (data[1] % (code / 2 + 1));
+    const uint32_t need = 1 + data[2] % 16;
+    auto site = ppe::arc::checkPatchSite({ data + 4, code }, start, address, need);
+    if (!site.ok())
+        return;
+    uint32_t covered = 0;
+    for (const auto& in : site->moved) {
+        check(in.address == address + covered && in.relocatable());
+        covered += in.size;
+    }
+    check(covered == site->size && site->size >= need && site->address == address);
+    check(address + site->size <= start + code);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
@@ -52,6 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     uint64_t address = uint64_t(data[0]) | uint64_t(data[1]) << 8 | uint64_t(data[2]) << 16 | uint64_t(data[3]) << 24;
     address &= ~uint64_t(1); // instructions are halfword-aligned
+    checkPatchSite(data, size, address);
     size_t offset = 4;
     while (offset < size) {
         auto in = ppe::arc::decodeInstruction({ data + offset, size - offset }, address);

@@ -4,6 +4,9 @@
 #include "ppe/arc/instruction.h"
 
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ppe::arc {
 namespace {
@@ -318,6 +321,69 @@ namespace {
         return Error { "", 0, text };
     }
 
+    // ---- patch sites ----
+
+    std::string hexAddress(uint64_t address)
+    {
+        char text[24];
+        std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+        return text;
+    }
+
+    Error refusal(uint64_t address, const std::string& why)
+    {
+        return Error { "", 0, "cannot patch at " + hexAddress(address) + ": " + why };
+    }
+
+    // The replaced instructions, from `address` until `need` bytes are covered.
+    Result<PatchSite> replacedInstructions(
+        std::span<const uint8_t> function, uint64_t functionStart, uint64_t address, uint32_t need)
+    {
+        PatchSite site;
+        site.address = address;
+        while (site.size < need) {
+            const uint64_t at = address + site.size;
+            auto in = decodeInstruction(function.subspan(at - functionStart), at);
+            if (!in)
+                return refusal(address, "the function ends before " + std::to_string(need) + " bytes");
+            if (in->pcRelative || in->transfersControl)
+                return refusal(address,
+                    "the instruction at " + hexAddress(at)
+                        + (in->transfersControl ? " transfers control" : " is PC-relative"));
+            site.size += in->size;
+            site.moved.push_back(*in);
+        }
+        return site;
+    }
+
+    // The function walked from its start: whether an instruction starts at `address` and whether it is
+    // the delay slot of the one before; every static target, with the address of what goes there.
+    struct Walk {
+        bool landed = false;
+        bool inDelaySlot = false;
+        std::vector<std::pair<uint64_t, uint64_t>> targets; // (instruction, target)
+    };
+
+    Walk walkFunction(std::span<const uint8_t> function, uint64_t functionStart, uint64_t address)
+    {
+        Walk walk;
+        bool previousHasDelaySlot = false;
+        for (uint64_t at = functionStart; at < functionStart + function.size();) {
+            auto in = decodeInstruction(function.subspan(at - functionStart), at);
+            if (!in)
+                break; // a partial last instruction: every complete one has been seen
+            if (at == address) {
+                walk.landed = true;
+                walk.inDelaySlot = previousHasDelaySlot;
+            }
+            if (in->hasTarget)
+                walk.targets.emplace_back(at, in->target);
+            previousHasDelaySlot = in->delaySlot;
+            at += in->size;
+        }
+        return walk;
+    }
+
 } // namespace
 
 Result<Instruction> decodeInstruction(std::span<const uint8_t> bytes, uint64_t address)
@@ -347,6 +413,27 @@ uint32_t instructionLength(std::span<const uint8_t> bytes)
 {
     auto in = decodeInstruction(bytes, 0);
     return in ? in->size : 0;
+}
+
+Result<PatchSite> checkPatchSite(
+    std::span<const uint8_t> function, uint64_t functionStart, uint64_t address, uint32_t need)
+{
+    if (address < functionStart || address >= functionStart + function.size())
+        return refusal(address, "outside the function at " + hexAddress(functionStart));
+    const Walk walk = walkFunction(function, functionStart, address);
+    if (!walk.landed)
+        return refusal(address, "no instruction starts there, walking from " + hexAddress(functionStart));
+    if (walk.inDelaySlot)
+        return refusal(address, "it is the delay slot of the instruction before");
+    auto site = replacedInstructions(function, functionStart, address, need);
+    if (!site)
+        return site;
+    for (const auto& [from, target] : walk.targets)
+        if (target > address && target < address + site->size)
+            return refusal(address,
+                "the instruction at " + hexAddress(from) + " branches to " + hexAddress(target)
+                    + ", inside the replaced bytes");
+    return site;
 }
 
 } // namespace ppe::arc

@@ -527,3 +527,52 @@ TEST(ArcInstruction, ClassifiesReturnsCallsAndJumps)
     EXPECT_TRUE(add.relocatable());
     EXPECT_EQ(add.size, 4u);
 }
+
+// ---- patch sites: what code injection may replace ----
+
+namespace {
+
+// 0x10000 add r0,r1,r2 / 0x10004 mov_s r3,0 / 0x10006 add_s r2,r2,1 / 0x10008 bne_s 0x10004 /
+// 0x1000a j_s [blink] / 0x1000c j_s.d [blink] / 0x1000e add_s r2,r2,1 (the delay slot).
+const std::vector<uint8_t> kFunction = memoryOf({ 0x2100, 0x0080, 0x706c, 0x7144, 0xf5fe, 0x7ee0, 0x7fe0, 0x7144 });
+constexpr uint64_t kStart = 0x10000;
+
+std::string refusalAt(uint64_t address, uint32_t need)
+{
+    auto site = checkPatchSite(kFunction, kStart, address, need);
+    return site ? std::string("accepted") : site.error().message;
+}
+
+} // namespace
+
+TEST(ArcPatchSite, MovesWholeInstructionsThatDoNotDependOnTheirAddress)
+{
+    auto site = checkPatchSite(kFunction, kStart, kStart, 4);
+    ASSERT_TRUE(site.ok()) << site.error().str();
+    EXPECT_EQ(site->size, 4u);
+    ASSERT_EQ(site->moved.size(), 1u);
+    EXPECT_EQ(site->moved[0].word, 0x21000080u);
+    // Rounded up to whole instructions; bne_s branches to 0x10004, the patch's own start: allowed.
+    auto two = checkPatchSite(kFunction, kStart, 0x10004, 3);
+    ASSERT_TRUE(two.ok()) << two.error().str();
+    EXPECT_EQ(two->size, 4u);
+    EXPECT_EQ(two->moved.size(), 2u);
+}
+
+TEST(ArcPatchSite, RefusesBranchTargetsInsideTransfersPcRelativeAndDelaySlots)
+{
+    EXPECT_EQ(refusalAt(kStart, 6),
+        "cannot patch at 0x10000: the instruction at 0x10008 branches to 0x10004, inside the replaced bytes");
+    EXPECT_EQ(refusalAt(0x10004, 6), "cannot patch at 0x10004: the instruction at 0x10008 transfers control");
+    EXPECT_EQ(refusalAt(0x1000e, 2), "cannot patch at 0x1000e: it is the delay slot of the instruction before");
+    EXPECT_EQ(refusalAt(0x10002, 2), "cannot patch at 0x10002: no instruction starts there, walking from 0x10000");
+    EXPECT_EQ(refusalAt(0x10010, 2), "cannot patch at 0x10010: outside the function at 0x10000");
+    EXPECT_EQ(refusalAt(0x10006, 2), "accepted"); // bne_s lands on 0x10004, before it
+    const auto plt = memoryOf({ 0x2730, 0x7f8b, 0x000f, 0x3f38, 0x78e0 }); // ld r11,[pcl,0xf3f38]
+    auto site = checkPatchSite(plt, 0x220c8, 0x220c8, 4);
+    ASSERT_FALSE(site.ok());
+    EXPECT_EQ(site.error().message, "cannot patch at 0x220c8: the instruction at 0x220c8 is PC-relative");
+    auto tooFar = checkPatchSite(plt, 0x220c8, 0x220d0, 4);
+    ASSERT_FALSE(tooFar.ok());
+    EXPECT_EQ(tooFar.error().message, "cannot patch at 0x220d0: the function ends before 4 bytes");
+}

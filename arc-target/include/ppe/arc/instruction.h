@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace ppe::arc {
 
@@ -52,5 +53,19 @@ Result<Instruction> decodeInstruction(std::span<const uint8_t> bytes, uint64_t a
 
 // The length alone: 0 when `bytes` is too short to tell or to hold it.
 uint32_t instructionLength(std::span<const uint8_t> bytes);
+
+// The whole instructions a patch of at least `need` bytes at `address` would replace, when they may
+// be moved into a trampoline: none PC-relative or a transfer, `address` not in the delay slot of the
+// instruction before it, and no static target of any instruction of `function` (the bytes from
+// `functionStart`, holding `address`, walked from its start) strictly inside the replaced bytes.
+// Else an error naming the instruction and the reason. Indirect jumps (`j [r]`, `bi`) are not seen:
+// only static targets can be checked.
+struct PatchSite {
+    uint64_t address = 0;
+    uint32_t size = 0; // the replaced bytes: whole instructions, at least `need`
+    std::vector<Instruction> moved;
+};
+Result<PatchSite> checkPatchSite(
+    std::span<const uint8_t> function, uint64_t functionStart, uint64_t address, uint32_t need);
 
 } // namespace ppe::arc
