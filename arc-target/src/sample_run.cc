@@ -2,6 +2,7 @@
 
 #include "ppe/arc/image_check.h"
 #include "ppe/arc/remote_profile.h"
+#include "ppe/arc/spawned_server.h"
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/session_start.h"
 #include "ppe/gdbremote/target_control.h"
@@ -25,70 +26,11 @@ using namespace gdbremote;
 
 namespace {
 
-    // The first shell operator of `command` outside quotes (`;`, `&`, `|`, a newline, a
-    // parenthesis), 0 when it is one simple command.
-    char shellOperator(const std::string& command)
-    {
-        char quote = 0;
-        for (size_t i = 0; i < command.size(); ++i) {
-            const char c = command[i];
-            if (c == '\\' && quote != '\'') {
-                ++i;
-                continue;
-            }
-            if (quote) {
-                quote = c == quote ? 0 : quote;
-                continue;
-            }
-            const bool redirection = (c == '&' || c == '|') // 2>&1, &>FILE, >|FILE
-                && ((i > 0 && (command[i - 1] == '>' || command[i - 1] == '<'))
-                    || (i + 1 < command.size() && command[i + 1] == '>'));
-            if (c == '\'' || c == '"')
-                quote = c;
-            else if (!redirection && (c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')'))
-                return c;
-        }
-        return 0;
-    }
-
-    // Starts `command` through the shell (exec'd, so that the child is the server itself and a
-    // SIGINT to it stops the target) in a process group of its own: a Ctrl-C at the terminal
-    // reaches ppe-arc, which detaches cleanly, and not the server. `exec` would drop whatever
-    // follows a `;` or `&&`: such a command is refused.
-    Result<pid_t> spawnServer(const std::string& command)
-    {
-        if (const char op = shellOperator(command))
-            return Error { {}, 0,
-                "--spawn takes one server command, run with exec so that ppe-arc can signal the server; `"
-                    + std::string(1, op == '\n' ? ' ' : op)
-                    + "` would drop what follows: put the commands in a script that ends with `exec SERVER ...`" };
-        std::string line = "exec " + command;
-        char* argv[] = { const_cast<char*>("sh"), const_cast<char*>("-c"), line.data(), nullptr };
-        posix_spawnattr_t attr;
-        posix_spawnattr_init(&attr);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-        posix_spawnattr_setpgroup(&attr, 0);
-        pid_t pid = -1;
-        const int error = posix_spawn(&pid, "/bin/sh", nullptr, &attr, argv, environ);
-        posix_spawnattr_destroy(&attr);
-        if (error)
-            return Error { {}, 0, "cannot start `" + command + "`: " + std::strerror(error) };
-        return pid;
-    }
-
-    bool exited(pid_t pid) { return pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == pid; }
-
     // Connects; a refused connection is retried only for a server ppe-arc started (--spawn), which
     // may still be starting, and not once it has ended.
     Result<Session> connectSoon(const SampleRequest& r, pid_t server)
     {
-        const auto until = Clock::now() + std::chrono::milliseconds(int64_t(r.connectSeconds * 1000));
-        auto session = Session::connect(r.remote, std::chrono::milliseconds(3000));
-        while (!session && server > 0 && Clock::now() < until && !exited(server)) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            session = Session::connect(r.remote, std::chrono::milliseconds(3000));
-        }
-        return session;
+        return connectToServer(r.remote, server, std::chrono::milliseconds(int64_t(r.connectSeconds * 1000)));
     }
 
     std::string outputPath(const SampleRequest& r)
@@ -230,20 +172,6 @@ namespace {
 
     // A --baseline server: waited for when it ends by itself after the program (QEMU, gdbserver
     // without --multi), killed on every other way out.
-    struct SpawnedServer {
-        pid_t pid = -1;
-        ~SpawnedServer()
-        {
-            for (int i = 0; i < 500 && pid > 0; ++i) {
-                if (exited(pid))
-                    return;
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-            if (pid > 0 && ::kill(pid, SIGKILL) == 0)
-                ::waitpid(pid, nullptr, 0);
-        }
-    };
-
     std::function<Status()> signalling(pid_t server);
 
     // --baseline: the program once through a server of its own with no stop of ppe-arc's, to its
@@ -254,7 +182,7 @@ namespace {
         auto spawned = spawnServer(r.spawn);
         if (!spawned)
             return spawned.error();
-        SpawnedServer server { *spawned };
+        SpawnedServer server(*spawned);
         auto session = connectSoon(r, server.pid);
         if (!session)
             return session.error();
@@ -290,7 +218,7 @@ namespace {
             return;
         }
         (void)control.kill();
-        SpawnedServer reaped { server };
+        SpawnedServer reaped(server);
     }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 namespace ppe::arc {
 
@@ -110,6 +111,22 @@ namespace {
 
 } // namespace
 
+Result<std::vector<ElfFunction>> graphFunctions(const std::string& path)
+{
+    Result<std::vector<ElfFunction>> functions = readElfFunctions(path);
+    if (!functions)
+        return functions.error();
+    functions->erase(std::unique(functions->begin(), functions->end(),
+                         [](const ElfFunction& a, const ElfFunction& b) { return a.address == b.address; }),
+        functions->end());
+    std::set<std::string> seen;
+    for (ElfFunction& f : *functions) {
+        if (!seen.insert(f.name).second)
+            f.name += "@0x" + hexAddress(f.address);
+    }
+    return functions;
+}
+
 Result<CallGraph> staticCallGraph(const std::string& path, StaticGraphStats* statsOut)
 {
     Result<ElfImage> elf = readElfImage(path);
@@ -119,14 +136,9 @@ Result<CallGraph> staticCallGraph(const std::string& path, StaticGraphStats* sta
         return Error { path, 0,
             "a static call graph is read from ARC code only (this is " + machineName(elf->machine)
                 + "): give the graph with --graph" };
-    Result<std::vector<ElfFunction>> functions = readElfFunctions(path);
+    Result<std::vector<ElfFunction>> functions = graphFunctions(path);
     if (!functions)
         return functions.error();
-    // One function per address (aliases share one: the first name), one name per function (a static
-    // function's name may repeat: the later ones get their address).
-    functions->erase(std::unique(functions->begin(), functions->end(),
-                         [](const ElfFunction& a, const ElfFunction& b) { return a.address == b.address; }),
-        functions->end());
     std::error_code error;
     if (std::filesystem::file_size(path, error) > kMaxImageBytes || error)
         return Error { path, 0,
@@ -136,10 +148,8 @@ Result<CallGraph> staticCallGraph(const std::string& path, StaticGraphStats* sta
     image.file.assign(std::istreambuf_iterator<char>(in), {});
     StaticGraphStats stats;
     CallGraph g;
-    for (const ElfFunction& f : *functions) {
-        const std::string name = g.index.count(f.name) ? f.name + "@0x" + hexAddress(f.address) : f.name;
-        g.function(name);
-    }
+    for (const ElfFunction& f : *functions)
+        g.function(f.name);
     for (size_t i = 0; i < functions->size(); ++i)
         readFunction(image, *functions, i, g, stats);
     markPointedTo(image, *functions, g, stats);

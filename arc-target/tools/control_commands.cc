@@ -6,6 +6,7 @@
 // detaches. The counters of issue 37 make their changes through the same TargetAccess.
 #include "control_commands.h"
 
+#include "ppe/arc/spawned_server.h"
 #include "ppe/core/output_file.h"
 #include "ppe/gdbremote/hex.h"
 #include "ppe/gdbremote/session_start.h"
@@ -63,13 +64,13 @@ void keepTranscript(const ControlRequest& r, const char* command)
 }
 
 // A stopped session: negotiated, its first stop read.
-ppe::Result<Session> open(const std::string& remote, bool tap)
+ppe::Result<Session> open(const std::string& remote, bool tap, pid_t server = -1)
 {
     SessionOptions options;
     options.swbreak = true; // breakpoint stops with the PC at the breakpoint (x86 gdbserver)
     if (tap)
         options.tap = [](char direction, std::string_view raw) { g_lines.push_back({ direction, std::string(raw) }); };
-    auto session = Session::connect(remote, std::chrono::milliseconds(3000), options);
+    auto session = ppe::arc::connectToServer(remote, server, std::chrono::seconds(10), options);
     if (!session)
         return session.error();
     if (auto stop = startSession(*session, true); !stop)
@@ -208,9 +209,10 @@ Attachment::Attachment(ppe::gdbremote::Session s, ppe::gdbremote::TargetDescript
 {
 }
 
-ppe::Result<std::unique_ptr<Attachment>> attach(const std::string& remote, const std::string& journal, bool transcript)
+ppe::Result<std::unique_ptr<Attachment>> attach(
+    const std::string& remote, const std::string& journal, bool transcript, pid_t server)
 {
-    auto session = open(remote, transcript);
+    auto session = open(remote, transcript, server);
     if (!session)
         return session.error();
     auto description = session->readTargetDescription();

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <sys/types.h>
 
 // A stopped target, its description and an undo journal (created at the first change): every
 // change goes through `access`; `close` undoes them all, detaches and keeps the transcript.
@@ -21,8 +22,10 @@ struct Attachment {
 };
 
 // Attaches to the server at `remote` (--journal `journal`, or the default name); `transcript`:
-// record every frame for --transcript.
-ppe::Result<std::unique_ptr<Attachment>> attach(const std::string& remote, const std::string& journal, bool transcript);
+// record every frame for --transcript; `server`: a server ppe-arc started, waited for while it
+// starts (-1: none, a refused connection is an error at once).
+ppe::Result<std::unique_ptr<Attachment>> attach(
+    const std::string& remote, const std::string& journal, bool transcript, pid_t server = -1);
 // Undoes every change, detaches and writes the transcript (when `transcript` names a file); the
 // exit status, 0 when `status` was 0 and all of it went well.
 int closeAttachment(Attachment& a, const std::string& transcript, const char* command, int status);

@@ -8,10 +8,16 @@
 #include "ppe/arc/call_counts.h"
 #include "ppe/arc/counting.h"
 #include "ppe/arc/image_check.h"
+#include "ppe/arc/spawned_server.h"
+#include "ppe/arc/static_calls.h"
+#include "ppe/core/output_file.h"
 
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -21,8 +27,9 @@ using namespace ppe::arc;
 namespace {
 
 struct CounterRequest {
-    std::string remote, journal, transcript, events, where = "both", elf, functions;
-    double durationSeconds = 0;
+    std::string remote, journal, transcript, events, where = "both", elf, functions, graph, spawn, dot;
+    double durationSeconds = 0, threshold = 1;
+    unsigned batch = 8;
 };
 
 std::vector<std::string> splitEvents(const std::string& text)
@@ -154,8 +161,93 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
     return 0;
 }
 
+// One batch of the descent: one run of the program (through a server of its own with --spawn), with
+// breakpoints on `batch` and the first counter counting --event; the total is that counter at the
+// end, so the target must halt there (a bare-metal program's end) or run a --duration.
+ppe::Result<BatchCounts> measureBatch(const CounterRequest& r, const std::vector<ElfFunction>& functions,
+    const std::vector<uint32_t>& batch, const std::atomic<bool>& stop)
+{
+    SpawnedServer server;
+    if (!r.spawn.empty()) {
+        ppe::Result<pid_t> spawned = spawnServer(r.spawn);
+        if (!spawned)
+            return spawned.error();
+        server.pid = *spawned;
+    }
+    auto attached = attach(r.remote, r.journal, false, server.pid);
+    if (!attached)
+        return attached.error();
+    Attachment& a = **attached;
+    AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild);
+    ppe::Result<Pct> pct = startCounter(probe.registers.get(), r.events);
+    std::vector<ElfFunction> chosen;
+    for (uint32_t f : batch)
+        chosen.push_back(functions[f]);
+    CallCountOptions options;
+    options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
+    if (pct)
+        options.counter = [&pct] { return pct->read(0); };
+    ppe::Result<CallCountResult> calls = pct
+        ? countCalls(a.control, a.access, a.description.architecture, chosen, options, &stop)
+        : ppe::Result<CallCountResult>(pct.error());
+    ppe::Result<uint64_t> total = calls ? pct->read(0) : ppe::Result<uint64_t>(calls.error());
+    if (closeAttachment(a, "", "descend", 0) != 0)
+        return ppe::Error { "", 0, "the run's changes could not be undone (above)" };
+    if (!total)
+        return total.error();
+    BatchCounts counts { *total, {} };
+    for (const FunctionCalls& f : calls->functions)
+        counts.inclusive.push_back(f.inclusive);
+    return counts;
+}
+
+// `descend`: the call-graph descent (descent.h) over the graph of --graph or of the --elf's code.
+int descend(const CounterRequest& r, const std::atomic<bool>& stop)
+{
+    ppe::Result<std::vector<ElfFunction>> functions = graphFunctions(r.elf);
+    if (!functions)
+        return controlFail(functions.error().str());
+    ppe::Result<CallGraph> graph = r.graph.empty() ? staticCallGraph(r.elf) : [&]() -> ppe::Result<CallGraph> {
+        std::ifstream in(r.graph);
+        if (!in)
+            return ppe::Error { r.graph, 0, "cannot open" };
+        return readCallGraph(in, r.graph);
+    }();
+    if (!graph)
+        return controlFail(graph.error().str());
+    std::map<std::string, size_t> byName;
+    for (size_t i = 0; i < functions->size(); ++i)
+        byName[(*functions)[i].name] = i;
+    std::vector<ElfFunction> nodes; // the graph's functions, in its order
+    for (const std::string& name : graph->names) {
+        auto found = byName.find(name);
+        if (found == byName.end())
+            return controlFail(r.graph + ": no function " + name + " in " + r.elf);
+        nodes.push_back((*functions)[found->second]);
+    }
+    const DescentOptions options { 0, r.threshold / 100, r.batch };
+    ppe::Result<DescentResult> result = ppe::arc::descend(
+        *graph, options, [&](const std::vector<uint32_t>& batch) { return measureBatch(r, nodes, batch, stop); });
+    if (!result)
+        return controlFail(result.error().str());
+    std::printf("%s", descentTable(*graph, *result).c_str());
+    std::printf("%u runs instead of %u; threshold %llu %s (%.3g %%)\n", result->batches, result->batchesWithoutPruning,
+        static_cast<unsigned long long>(result->threshold), r.events.c_str(), r.threshold);
+    if (!r.dot.empty()) {
+        const std::string dot = descentDot(*graph, *result);
+        const char* refusal = nullptr;
+        if (const int error
+            = ppe::writeOutputFile(r.dot.c_str(), dot.data(), dot.size(), ppe::OutputName::Given, &refusal))
+            return controlFail(
+                r.dot + ": cannot write: " + std::strerror(error) + (refusal ? ": " : "") + (refusal ? refusal : ""));
+    }
+    return 0;
+}
+
 int run(const std::string& command, const CounterRequest& r, const std::atomic<bool>& stop)
 {
+    if (command == "descend")
+        return descend(r, stop);
     auto attached = attach(r.remote, r.journal, !r.transcript.empty());
     if (!attached)
         return controlFail(attached.error().str());
@@ -208,6 +300,10 @@ int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
         return controlFail(command + " needs --remote HOST:PORT");
     if (command == "count" && r.events.empty())
         return controlFail("count needs --event NAME,... (ppe-arc conditions lists them)");
+    if (command == "descend" && (r.elf.empty() || r.events.empty() || r.events.find(',') != std::string::npos))
+        return controlFail("descend needs --elf PROG and one --event NAME");
+    if (command == "descend" && !(r.threshold > 0 && r.threshold <= 100))
+        return controlFail("--threshold: a percentage above 0 and at most 100");
     if (command == "calls" && (r.elf.empty() || r.functions.empty()))
         return controlFail("calls needs --elf PROG and --function NAME,...");
     if (command == "calls" && r.events.find(',') != std::string::npos)

@@ -84,7 +84,10 @@ void usage(const po::options_description& options)
            "       ppe-arc count --remote HOST:PORT --event NAME,... [--duration S] [--in user|kernel]\n"
            "Counts the named conditions over a run; the counters are put back as they were found.\n"
            "       ppe-arc calls --remote HOST:PORT --elf PROG --function NAME,... [--event NAME] [--duration S]\n"
-           "Counts calls of functions by breakpoints (with --event, their inclusive counts too).\n\n"
+           "Counts calls of functions by breakpoints (with --event, their inclusive counts too).\n"
+           "       ppe-arc descend --remote HOST:PORT [--spawn CMD] --elf PROG --event NAME [--graph FILE]\n"
+           "                       [--threshold PERCENT] [--batch N] [--dot FILE]\n"
+           "Inclusive counts of the functions worth it, a batch per run, pruning by their callers' counts.\n\n"
         << options;
 }
 
@@ -148,9 +151,8 @@ int main(int argc, char** argv)
         onSignals();
         return controlMain(argc, argv, g_stop);
     }
-    if (argc > 1
-        && (std::string(argv[1]) == "conditions" || std::string(argv[1]) == "count"
-            || std::string(argv[1]) == "calls")) {
+    const std::string command = argc > 1 ? argv[1] : "";
+    if (command == "conditions" || command == "count" || command == "calls" || command == "descend") {
         onSignals();
         return counterMain(argc, argv, g_stop);
     }

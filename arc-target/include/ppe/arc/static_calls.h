@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ppe/arc/descent.h"
+#include "ppe/arc/elf_image.h"
 
 #include <string>
 
@@ -18,6 +19,10 @@ struct StaticGraphStats {
     size_t functions = 0, instructions = 0, calls = 0, indirectCalls = 0, addressTaken = 0;
     size_t undecoded = 0; // functions whose bytes stopped decoding before their end
 };
+
+// The functions of `path` as the graph names them: one per address (aliases: the first name), a
+// repeated name (static functions of two files) followed by "@0xADDRESS"; in the graph's order.
+Result<std::vector<ElfFunction>> graphFunctions(const std::string& path);
 
 // The graph of the ARC ELF at `path` (an error for another machine: the decoder reads ARCv2).
 Result<CallGraph> staticCallGraph(const std::string& path, StaticGraphStats* stats = nullptr);
