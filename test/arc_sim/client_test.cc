@@ -102,6 +102,7 @@ TEST(SimTarget, CountingARunGivesTheMachinesExactCycles)
     request.events = { "crun", "iall" };
     ppe::Result<CountResult> counted = countEvents(*c->control, *pct, request, nullptr);
     ASSERT_TRUE(counted) << counted.error().str();
+    EXPECT_TRUE(c->access->undoAll()); // the core halted at the end: the journal is undone, not left
     std::lock_guard<std::mutex> lock(c->target->mutex());
     const Machine& machine = c->target->machine();
     EXPECT_TRUE(machine.ended()) << counted->end;

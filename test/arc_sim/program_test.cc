@@ -146,6 +146,41 @@ TEST(SimProgram, PpeArcCountAndCallsEqualTheMachinesTruth)
     EXPECT_EQ(cell(table, "leaf", 0), 900u) << table; // 700 from shared, 200 from right
 }
 
+// ppe-arc calls --event crun on an OpenOCD-like target: each function's inclusive cycles, summed
+// over its outermost calls, equal the tree's. A smaller tree than calls.tree (every PCT write at a
+// stop is journalled, a few milliseconds each); every call of these functions is alike, so the truth
+// is the number of outermost calls times one call's cycles.
+TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    const std::string tree = ::testing::TempDir() + "arc_sim_small.tree";
+    std::FILE* file = std::fopen(tree.c_str(), "w");
+    ASSERT_TRUE(file);
+    std::fputs("root main\nfn main 20 1\nfn left 12 1\nfn right 15 2\nfn shared 40 3\nfn leaf 25 1\n"
+               "fn fact 8 2 recurse 5\ncall main left 3\ncall main right 2\ncall main fact 2\n"
+               "call left shared 1\ncall right shared 2\ncall right leaf 1\ncall shared leaf 1\ncall fact fact 1\n",
+        file);
+    std::fclose(file);
+    auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, tree, {} });
+    ASSERT_TRUE(truth) << truth.error().str();
+    const ppe::arc::sim::Machine& machine = (*truth)->machine();
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", tree });
+    const std::string port = sim.line(), before = sim.line();
+    // The duration bounds the run: at the program's end the core halts and stays halted.
+    Program arc({ PPE_ARC, "calls", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf",
+        PPE_ARC_SIM_CALLS, "--function", "fact,shared,right,leaf", "--event", "crun", "--duration", "3" });
+    const std::string table = arc.rest();
+    EXPECT_EQ(arc.wait(), 0) << table;
+    const std::pair<const char*, uint64_t> outermost[]
+        = { { "fact", 2 }, { "shared", 7 }, { "right", 2 }, { "leaf", 9 } };
+    for (const auto& [name, calls] : outermost) {
+        EXPECT_EQ(cell(table, name, 1), calls) << table;
+        EXPECT_EQ(cell(table, name, 4), calls * machine.inclusiveCycles(name)) << name << "\n" << table;
+    }
+    EXPECT_EQ(sim.line(), before) << "the PCT as found";
+}
+
 TEST(SimProgram, BadInputIsOneLineNamingTheFile)
 {
     Program sim({ PPE_ARC_SIM, "--elf", "/nonexistent/calls.arc", "--tree", PPE_ARC_SIM_TREE });
