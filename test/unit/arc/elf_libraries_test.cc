@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -70,8 +70,8 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> nmFunctions(const std::stri
 
 TEST(ElfFunctions, AreTheFunctionsNmLists)
 {
-    for (const auto& [elf, nm] : { std::pair<std::string, std::string> { PPE_LOOP_NATIVE, "nm" },
-             { PPE_LOOP_ARC, "arc-linux-gnu-nm" } }) {
+    for (const auto& [elf, nm] :
+        { std::pair<std::string, std::string> { PPE_LOOP_NATIVE, "nm" }, { PPE_LOOP_ARC, "arc-linux-gnu-nm" } }) {
         if (elf.empty())
             continue; // no ARC compiler: ReadsAnArcExecutable says so
         auto functions = readElfFunctions(elf);
