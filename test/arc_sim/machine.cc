@@ -2,14 +2,20 @@
 
 namespace ppe::arc::sim {
 
-Machine::Machine(CallTree tree, testing::PctModel& pct, uint32_t exitAddress)
+Machine::Machine(CallTree tree, testing::PctModel& pct, uint32_t start)
     : m_tree(std::move(tree))
     , m_pct(pct)
-    , m_exit(exitAddress)
+    , m_start(start)
+    , m_exit(start + 4)
     , m_active(m_tree.functions.size())
     , m_cyclesIn(m_tree.functions.size())
 {
-    m_frames.push_back({ m_tree.root, exitAddress });
+}
+
+void Machine::start()
+{
+    m_started = true;
+    m_frames.push_back({ m_tree.root, m_exit });
     m_active[m_tree.root] = 1;
 }
 
@@ -39,7 +45,12 @@ uint32_t Machine::pcOf(const Frame& f) const
     return fn.address + fn.size - 2;
 }
 
-uint32_t Machine::pc() const { return m_frames.empty() ? m_exit : pcOf(m_frames.back()); }
+uint32_t Machine::pc() const
+{
+    if (!m_started)
+        return m_start;
+    return m_frames.empty() ? m_exit : pcOf(m_frames.back());
+}
 
 uint32_t Machine::blink() const { return m_frames.empty() ? m_exit : m_frames.back().returnAddress; }
 
@@ -116,15 +127,20 @@ uint32_t Machine::execute(Frame& f)
 
 Machine::Event Machine::step(bool overBreakpoint)
 {
-    if (m_frames.empty())
+    if (ended())
         return Event::Ended;
     const uint32_t at = pc();
     if (!overBreakpoint && m_breakpoints.count(at))
         return Event::Breakpoint;
     const bool kernel = kernelMode();
-    const size_t function = m_frames.back().function;
-    const uint32_t cycles = execute(m_frames.back());
-    m_cyclesIn[function] += cycles;
+    uint32_t cycles = 1; // the start's `bl`
+    if (!m_started) {
+        start();
+    } else {
+        const size_t function = m_frames.back().function;
+        cycles = execute(m_frames.back());
+        m_cyclesIn[function] += cycles;
+    }
     m_totals.cycles += cycles;
     m_totals.kernelCycles += kernel ? cycles : 0;
     ++m_totals.instructions;
@@ -188,7 +204,7 @@ uint64_t Machine::cyclesIn(const std::string& name) const
 uint64_t Machine::runCycles() const
 {
     std::vector<unsigned> active(m_tree.functions.size());
-    return inclusive(m_tree.root, active);
+    return 1 + inclusive(m_tree.root, active);
 }
 
 } // namespace ppe::arc::sim

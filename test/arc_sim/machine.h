@@ -34,8 +34,10 @@ struct MachineTotals {
 
 class Machine {
 public:
-    // `exitAddress`: where the root function returns to (the PC once the program has ended).
-    Machine(CallTree tree, testing::PctModel& pct, uint32_t exitAddress);
+    // `start`: where the machine begins (the image's entry, `__start`): one `bl` there (1 cycle)
+    // calls the root function, which returns to `start + 4`, the PC once the program has ended. So
+    // a breakpoint at the root's entry is hit, as when a C runtime calls main.
+    Machine(CallTree tree, testing::PctModel& pct, uint32_t start);
 
     enum class Event { None, Breakpoint, Ended };
     // One instruction, unless the PC is at a breakpoint and `overBreakpoint` is false (then
@@ -45,7 +47,7 @@ public:
     // one the machine was resumed at) or at the end.
     Event run(uint64_t steps, bool overFirst);
 
-    bool ended() const { return m_frames.empty(); }
+    bool ended() const { return m_started && m_frames.empty(); }
     uint32_t pc() const;
     uint32_t blink() const;
     // The stack pointer: 32 bytes a frame, the frame made after the entry instruction (a prologue),
@@ -65,7 +67,7 @@ public:
     // (the recursion depth there counts): what counters started at its entry and read at its
     // return must show. Computed from the tree, not from a run.
     uint64_t inclusiveCycles(const std::string& name) const;
-    // Cycles of the whole run (root's inclusive cycles).
+    // Cycles of the whole run: the start's `bl` and the root's inclusive cycles.
     uint64_t runCycles() const;
 
 private:
@@ -81,13 +83,15 @@ private:
     uint32_t pcOf(const Frame& f) const;
     uint32_t execute(Frame& f); // cycles of the instruction; advances the frame
     void nextEdge(Frame& f);
+    void start();
     bool edgeTaken(const Frame& f, size_t edge) const;
     uint64_t inclusive(size_t function, std::vector<unsigned>& active) const;
     bool firstPath(size_t from, size_t target, std::vector<unsigned>& active, uint64_t& out) const;
 
     CallTree m_tree;
     testing::PctModel& m_pct;
-    uint32_t m_exit;
+    uint32_t m_start, m_exit;
+    bool m_started = false;
     std::vector<Frame> m_frames;
     std::vector<unsigned> m_active; // activations per function
     std::set<uint32_t> m_breakpoints;

@@ -55,12 +55,12 @@ TEST(SimMachine, RunsTheTreeExactly)
     EXPECT_EQ(machine.inclusiveCycles("a"), a);
     EXPECT_EQ(machine.inclusiveCycles("r"), r1);
     EXPECT_EQ(machine.inclusiveCycles("k"), k);
-    const uint64_t total = 1 + 5 + 1 + 2 * (a + 2) + (r1 + 2);
+    const uint64_t total = 1 + (1 + 5 + 1 + 2 * (a + 2) + (r1 + 2)); // the start's bl, main
     EXPECT_EQ(machine.runCycles(), total);
     EXPECT_EQ(machine.run(1u << 20, true), Machine::Event::Ended);
     EXPECT_EQ(machine.totals().cycles, total);
     EXPECT_EQ(machine.totals().kernelCycles, 2 * k); // k's entry and return too
-    EXPECT_EQ(machine.pc(), 0x900u);
+    EXPECT_EQ(machine.pc(), 0x904u);
 }
 
 TEST(SimMachine, BreakpointsAtEntryAndReturnAddressBoundOneCall)
@@ -118,7 +118,10 @@ TEST(SimMachine, PlacedOnTheSymbolsOfARealArcImage)
         ASSERT_NE(s, symbols->end()) << f.name;
         EXPECT_EQ(f.address, s->address) << f.name;
     }
+    EXPECT_EQ(machine.pc(), (*target)->image().entry); // __start, which calls main
+    EXPECT_EQ(machine.run(1, true), Machine::Event::None);
     EXPECT_EQ(machine.pc(), machine.tree().functions[machine.tree().root].address);
+    EXPECT_EQ(machine.blink(), (*target)->image().entry + 4);
     // The bytes at main are the image's: an ARC instruction stream, not zeros.
     auto bytes = (*target)->readMemory(machine.pc(), 4);
     ASSERT_TRUE(bytes);

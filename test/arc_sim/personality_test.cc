@@ -67,7 +67,7 @@ TEST(SimPersonality, QemuAsQemuArc)
     EXPECT_FALSE(c->session->ackMode() == false) << "qemu-arc offers no QStartNoAckMode";
     EXPECT_EQ(c->description->pc()->regnum, 36u);
     EXPECT_EQ(c->session->readRegisters()->size(), 2 * 144u); // r0..pcl: `g` stops before pc
-    EXPECT_EQ(*c->access->readRegister("pc"), c->address("main"));
+    EXPECT_EQ(*c->access->readRegister("pc"), c->target->image().entry); // __start
     ppe::gdbremote::Status code = c->access->writeMemory(c->address("leaf"), std::string(2, '\0'));
     ASSERT_FALSE(code);
     EXPECT_NE(code.error().message.find("E14"), std::string::npos) << code.error().str();
@@ -99,7 +99,7 @@ TEST(SimPersonality, GdbserverAsGdbserver)
         { Personality::Gdbserver, true, 50 }, PPE_ARC_SIM_CALLS, PPE_ARC_SIM_TREE, journalPath("gdbserver"));
     ASSERT_TRUE(c->error.empty()) << c->error;
     EXPECT_FALSE(c->session->ackMode());
-    EXPECT_EQ(*c->access->readRegister("pc"), c->address("main"));
+    EXPECT_EQ(*c->access->readRegister("pc"), c->target->image().entry); // __start
     EXPECT_EQ(c->access->capabilities().readRegister, false); // `p` is empty: read from `g`
     const uint32_t leaf = c->address("leaf");
     const std::string original = *c->access->readMemory(leaf, 2);
@@ -142,8 +142,11 @@ ppe::gdbremote::ProbeResult probe(Personality personality, const std::string& su
         return {};
     EXPECT_FALSE(result->exit) << "the machine ended before the probe did";
     EXPECT_EQ(result->pcs.size(), 4u);
-    for (uint64_t pc : result->pcs)
-        EXPECT_TRUE(c->target->machine().functionAt(uint32_t(pc))) << std::hex << pc;
+    if (!result->pcs.empty()) {
+        EXPECT_EQ(result->pcs.front(), c->target->image().entry); // the first stop: at __start
+    }
+    for (size_t i = 1; i < result->pcs.size(); ++i)
+        EXPECT_TRUE(c->target->machine().functionAt(uint32_t(result->pcs[i]))) << std::hex << result->pcs[i];
     EXPECT_EQ(result->description.architecture, "arc:ARCv2");
     return *result;
 }

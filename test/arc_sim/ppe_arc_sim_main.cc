@@ -44,62 +44,78 @@ int usage(const char* message)
 {
     std::fprintf(stderr,
         "ppe-arc-sim: %s\nusage: ppe-arc-sim --elf ARC-EXECUTABLE --tree CALL-TREE [--personality "
-        "openocd|qemu|gdbserver] [--no-pct-feature] [--busy] [--range-bit N] [--slice-steps N] [--slice-us N]\n",
+        "openocd|qemu|gdbserver] [--no-pct-feature] [--busy] [--port N] [--range-bit N] [--slice-steps N] [--slice-us "
+        "N]\n",
         message);
     return 2;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
-{
+struct Options {
     ppe::arc::sim::TargetOptions target;
     ppe::arc::sim::ServerOptions server;
     bool busy = false;
+    uint16_t port = 0; // a free one
+};
+
+// The options; -1 when they are right, else the exit status (after the usage).
+int parse(int argc, char** argv, Options& o)
+{
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
         if (arg == "--no-pct-feature" || arg == "--busy") {
-            server.pctFeature = server.pctFeature && arg != "--no-pct-feature";
-            busy = busy || arg == "--busy";
+            o.server.pctFeature = o.server.pctFeature && arg != "--no-pct-feature";
+            o.busy = o.busy || arg == "--busy";
             continue;
         }
         if (!value)
             return usage(("unknown option or missing value: " + arg).c_str());
         ++i;
         if (arg == "--elf")
-            target.elf = value;
+            o.target.elf = value;
         else if (arg == "--tree")
-            target.tree = value;
-        else if (arg == "--personality" && !ppe::arc::sim::parsePersonality(value, server.personality))
+            o.target.tree = value;
+        else if (arg == "--personality" && !ppe::arc::sim::parsePersonality(value, o.server.personality))
             return usage("the personality is openocd, qemu or gdbserver");
         else if (arg == "--range-bit")
-            target.pct.rangeEnableBit = unsigned(std::strtoul(value, nullptr, 0));
+            o.target.pct.rangeEnableBit = unsigned(std::strtoul(value, nullptr, 0));
+        else if (arg == "--port")
+            o.port = uint16_t(std::strtoul(value, nullptr, 0));
         else if (arg == "--slice-steps")
-            server.sliceSteps = std::strtoull(value, nullptr, 0);
+            o.server.sliceSteps = std::strtoull(value, nullptr, 0);
         else if (arg == "--slice-us")
-            server.slicePause = std::chrono::microseconds(std::strtoull(value, nullptr, 0));
+            o.server.slicePause = std::chrono::microseconds(std::strtoull(value, nullptr, 0));
         else if (arg != "--personality")
             return usage(("unknown option: " + arg).c_str());
     }
-    if (target.elf.empty() || target.tree.empty())
+    if (o.target.elf.empty() || o.target.tree.empty())
         return usage("--elf and --tree are needed");
-    ppe::Result<std::unique_ptr<ppe::arc::sim::SimTarget>> loaded = ppe::arc::sim::SimTarget::load(target);
+    return -1;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    if (const int status = parse(argc, argv, o); status >= 0)
+        return status;
+    ppe::Result<std::unique_ptr<ppe::arc::sim::SimTarget>> loaded = ppe::arc::sim::SimTarget::load(o.target);
     if (!loaded) {
         std::fprintf(stderr, "ppe-arc-sim: %s\n", loaded.error().str().c_str());
         return 1;
     }
-    ppe::arc::sim::RspServer rsp(**loaded, server);
-    ppe::Result<uint16_t> port = rsp.listen();
-    if (!port) {
-        std::fprintf(stderr, "ppe-arc-sim: %s\n", port.error().str().c_str());
+    ppe::arc::sim::RspServer rsp(**loaded, o.server);
+    ppe::Result<uint16_t> listening = rsp.listen(o.port);
+    if (!listening) {
+        std::fprintf(stderr, "ppe-arc-sim: %s\n", listening.error().str().c_str());
         return 1;
     }
     g_server = &rsp;
     std::signal(SIGINT, onInterrupt);
-    if (busy)
+    if (o.busy)
         makeBusy(**loaded);
-    std::printf("%u\n", unsigned(*port));
+    std::printf("%u\n", unsigned(*listening));
     printState(**loaded);
     ppe::gdbremote::Status served = rsp.serve();
     printState(**loaded);

@@ -146,6 +146,21 @@ TEST(SimProgram, PpeArcCountAndCallsEqualTheMachinesTruth)
     EXPECT_EQ(cell(table, "leaf", 0), 900u) << table; // 700 from shared, 200 from right
 }
 
+// calls.tree with fewer calls: main calls left 3 times, right twice, fact twice.
+std::string smallTree()
+{
+    const std::string tree = ::testing::TempDir() + "arc_sim_small.tree";
+    std::FILE* file = std::fopen(tree.c_str(), "w");
+    if (!file)
+        return "";
+    std::fputs("root main\nfn main 20 1\nfn left 12 1\nfn right 15 2\nfn shared 40 3\nfn leaf 25 1\n"
+               "fn fact 8 2 recurse 5\ncall main left 3\ncall main right 2\ncall main fact 2\n"
+               "call left shared 1\ncall right shared 2\ncall right leaf 1\ncall shared leaf 1\ncall fact fact 1\n",
+        file);
+    std::fclose(file);
+    return tree;
+}
+
 // ppe-arc calls --event crun on an OpenOCD-like target: each function's inclusive cycles, summed
 // over its outermost calls, equal the tree's. A smaller tree than calls.tree (every PCT write at a
 // stop is journalled, a few milliseconds each); every call of these functions is alike, so the truth
@@ -154,14 +169,8 @@ TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
 {
     if (std::string(PPE_ARC_SIM_CALLS).empty())
         GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
-    const std::string tree = ::testing::TempDir() + "arc_sim_small.tree";
-    std::FILE* file = std::fopen(tree.c_str(), "w");
-    ASSERT_TRUE(file);
-    std::fputs("root main\nfn main 20 1\nfn left 12 1\nfn right 15 2\nfn shared 40 3\nfn leaf 25 1\n"
-               "fn fact 8 2 recurse 5\ncall main left 3\ncall main right 2\ncall main fact 2\n"
-               "call left shared 1\ncall right shared 2\ncall right leaf 1\ncall shared leaf 1\ncall fact fact 1\n",
-        file);
-    std::fclose(file);
+    const std::string tree = smallTree();
+    ASSERT_FALSE(tree.empty());
     auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, tree, {} });
     ASSERT_TRUE(truth) << truth.error().str();
     const ppe::arc::sim::Machine& machine = (*truth)->machine();

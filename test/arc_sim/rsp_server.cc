@@ -28,12 +28,16 @@ RspServer::~RspServer()
         ::close(m_listen);
 }
 
-Result<uint16_t> RspServer::listen()
+Result<uint16_t> RspServer::listen(uint16_t port)
 {
     m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int reuse = 1; // a port a server of the run before left in TIME_WAIT (ppe-arc descend --spawn)
+    if (m_listen >= 0)
+        ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse));
     sockaddr_in address {};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
     socklen_t length = sizeof(address);
     if (m_listen < 0 || ::bind(m_listen, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0
         || ::listen(m_listen, 1) != 0 || ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&address), &length) != 0)

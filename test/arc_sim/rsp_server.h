@@ -36,8 +36,8 @@ public:
     RspServer(const RspServer&) = delete;
     RspServer& operator=(const RspServer&) = delete;
 
-    // Listens on 127.0.0.1 at a free port; the port.
-    Result<uint16_t> listen();
+    // Listens on 127.0.0.1 at `port` (0: a free one); the port.
+    Result<uint16_t> listen(uint16_t port = 0);
     // Accepts one connection and serves it until `D`, `k` or its end.
     gdbremote::Status serve();
     // What SIGINT to the server does (qemu's stubs stop the guest on it): async-signal-safe.
