@@ -115,6 +115,17 @@ gdbremote::Status DescribedAuxRegisters::write(uint32_t address, uint32_t value)
     return m_access.writeRegister(reg->name, value);
 }
 
+gdbremote::Status DescribedAuxRegisters::writeTransient(uint32_t address, uint32_t value)
+{
+    const gdbremote::RegisterInfo* reg = find(address);
+    if (!reg)
+        return Error { "", 0, "the target description has no " + registerName(address) };
+    std::string bytes; // ARC: little-endian, as the target sends its registers
+    for (unsigned i = 0; i < reg->bytes(); ++i)
+        bytes += char(i < 4 ? (value >> (8 * i)) & 0xFF : 0);
+    return m_access.writeRegisterBytes(*reg, bytes);
+}
+
 MonitorAuxRegisters::MonitorAuxRegisters(gdbremote::TargetAccess& access)
     : m_access(access)
 {
@@ -138,6 +149,12 @@ gdbremote::Status MonitorAuxRegisters::write(uint32_t address, uint32_t value)
         return old.error();
     const std::string set = "arc jtag set-aux-reg " + hex(address) + " ";
     return m_access.monitorChange(set + hex(value), set + hex(*old));
+}
+
+gdbremote::Status MonitorAuxRegisters::writeTransient(uint32_t address, uint32_t value)
+{
+    Result<std::string> done = m_access.monitor("arc jtag set-aux-reg " + hex(address) + " " + hex(value));
+    return done ? gdbremote::Status(std::monostate {}) : gdbremote::Status(done.error());
 }
 
 AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed)

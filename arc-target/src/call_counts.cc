@@ -256,7 +256,8 @@ namespace {
                 const uint64_t before = m_result.stops;
                 if (Status handled = onBreakpoint(*own); !handled)
                     return handled.error();
-                signal = m_result.stops == before ? 5 : 0; // not ours: the program's own SIGTRAP
+                if (m_result.stops == before) // not at a breakpoint of ours: a bare-metal core's halt
+                    return "the target halted (signal " + std::to_string(own->code) + ")";
             }
         }
     }

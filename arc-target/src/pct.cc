@@ -137,14 +137,27 @@ gdbremote::Status Pct::clear()
     return std::monostate {};
 }
 
+// Reads leave no trace in the journal: the counter is chosen and snapshotted by transient writes,
+// and PCT_INDEX put back to what it held, so that the journal's entries still undo in the order and
+// on the counters they were made (a count read in a breakpoint stop costs no disk write).
 Result<uint64_t> Pct::read(unsigned counter)
 {
-    if (gdbremote::Status chosen = select(counter); !chosen)
+    if (counter >= m_build.counters)
+        return Error { "", 0,
+            "no counter " + std::to_string(counter) + ": the core has " + std::to_string(m_build.counters) };
+    Result<uint32_t> chosen = m_aux->read(aux::kPctIndex);
+    if (!chosen)
         return chosen.error();
-    if (gdbremote::Status snapped = setControl(~0u, kSnapshot); !snapped)
-        return snapped.error();
-    Result<uint32_t> high = m_aux->read(aux::kPctSnapH);
+    gdbremote::Status done
+        = *chosen == counter ? gdbremote::Status(std::monostate {}) : m_aux->writeTransient(aux::kPctIndex, counter);
+    Result<uint32_t> control = done ? m_aux->read(aux::kPctControl) : Result<uint32_t>(done.error());
+    done = control ? m_aux->writeTransient(aux::kPctControl, *control | kSnapshot) : control.error();
+    Result<uint32_t> high = done ? m_aux->read(aux::kPctSnapH) : Result<uint32_t>(done.error());
     Result<uint32_t> low = high ? m_aux->read(aux::kPctSnapL) : high;
+    if (*chosen != counter) { // back to the counter the journal last chose, whatever happened
+        if (gdbremote::Status back = m_aux->writeTransient(aux::kPctIndex, *chosen); !back && low)
+            return back.error();
+    }
     if (!low)
         return low.error();
     const uint64_t value = uint64_t(*high) << 32 | *low;

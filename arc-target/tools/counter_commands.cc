@@ -278,16 +278,24 @@ int run(const std::string& command, const CounterRequest& r, const std::atomic<b
 int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
 {
     CounterRequest r;
-    po::options_description options("ppe-arc conditions / count");
-    options.add_options()("remote", po::value(&r.remote)->value_name("HOST:PORT"), "the server's address")(
-        "journal", po::value(&r.journal)->value_name("FILE"), "the undo journal (default ppe-arc-HOST_PORT.undo here)")(
-        "transcript", po::value(&r.transcript)->value_name("FILE"), "write the session's transcript")("event",
-        po::value(&r.events)->value_name("NAME,..."), "count: the conditions to count, by name (one counter each)")(
-        "duration", po::value(&r.durationSeconds)->value_name("S"),
-        "count: run this long, then stop (default: until the target halts by itself)")(
-        "in", po::value(&r.where)->value_name("WHERE"), "count: both (default), user or kernel mode")(
-        "elf", po::value(&r.elf)->value_name("PROG"), "calls: the program's executable (its symbols)")(
-        "function", po::value(&r.functions)->value_name("NAME,..."), "calls: the functions whose calls are counted");
+    po::options_description options("ppe-arc conditions / count / calls / descend");
+    auto add = options.add_options();
+    add("remote", po::value(&r.remote)->value_name("HOST:PORT"), "the server's address");
+    add("journal", po::value(&r.journal)->value_name("FILE"), "the undo journal (default ppe-arc-HOST_PORT.undo here)");
+    add("transcript", po::value(&r.transcript)->value_name("FILE"), "write the session's transcript");
+    add("event", po::value(&r.events)->value_name("NAME,..."),
+        "the conditions to count, by name (count: one counter each)");
+    add("duration", po::value(&r.durationSeconds)->value_name("S"),
+        "run this long, then stop (default: until the target halts by itself)");
+    add("in", po::value(&r.where)->value_name("WHERE"), "count: both (default), user or kernel mode");
+    add("elf", po::value(&r.elf)->value_name("PROG"), "calls, descend: the program's executable (its symbols)");
+    add("function", po::value(&r.functions)->value_name("NAME,..."), "calls: the functions whose calls are counted");
+    add("graph", po::value(&r.graph)->value_name("FILE"),
+        "descend: the call graph (CALLER -> CALLEE lines); default: the --elf's code");
+    add("threshold", po::value(&r.threshold)->value_name("PERCENT"), "descend: the share worth measuring (1)");
+    add("batch", po::value(&r.batch)->value_name("N"), "descend: functions with breakpoints in one run (8)");
+    add("spawn", po::value(&r.spawn)->value_name("CMD"), "descend: start the server anew for each run (one command)");
+    add("dot", po::value(&r.dot)->value_name("FILE"), "descend: the call graph with the counts, in Graphviz DOT");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc - 1, argv + 1).options(options).run(), vm);

@@ -60,6 +60,7 @@ public:
     const CallTree& tree() const { return m_tree; }
     // The function whose bytes hold `pc`, or nullptr.
     const TreeFunction* functionAt(uint32_t pc) const;
+    uint32_t startAddress() const { return m_start; } // `__start`, where the machine begins
 
     std::set<uint32_t>& breakpoints() { return m_breakpoints; }
 

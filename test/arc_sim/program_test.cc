@@ -8,10 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <csignal>
 #include <cstdio>
+#include <netinet/in.h>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,6 +192,75 @@ TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
         EXPECT_EQ(cell(table, name, 4), calls * machine.inclusiveCycles(name)) << name << "\n" << table;
     }
     EXPECT_EQ(sim.line(), before) << "the PCT as found";
+}
+
+// A port no one listens on now (the kernel's choice for an unbound socket).
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+    ::close(fd);
+    return bound ? ntohs(address.sin_port) : 0;
+}
+
+// Writes `text` to a file of the test's temporary folder; its path.
+std::string tempFile(const std::string& name, const std::string& text)
+{
+    const std::string path = ::testing::TempDir() + name;
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (!file)
+        return "";
+    std::fputs(text.c_str(), file);
+    std::fclose(file);
+    return path;
+}
+
+// ppe-arc descend (the call-graph descent) through a server it starts anew for each batch: main
+// calls left heavily and fact lightly; fact calls leaf, which calls shared. At a 10 % threshold the
+// descent measures main, left and fact, and skips leaf and shared by fact's count (2 %), never
+// measuring them; what it measured equals the machine's truth, and the PCT is left as found.
+TEST(SimProgram, PpeArcDescendSkipsWhatItsCallersProveSmall)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    const std::string tree = tempFile("descent.tree",
+        "root main\nfn main 10 1\nfn left 100 1\nfn fact 5 1\nfn leaf 3 1\nfn shared 2 1\n"
+        "call main left 20\ncall main fact 4\ncall fact leaf 1\ncall leaf shared 1\n");
+    const std::string graph = tempFile("descent.graph", "main -> left\nmain -> fact\nfact -> leaf\nleaf -> shared\n");
+    auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, tree, {} });
+    ASSERT_TRUE(truth) << truth.error().str();
+    const ppe::arc::sim::Machine& machine = (*truth)->machine();
+    const std::string port = std::to_string(freePort());
+    const std::string dot = ::testing::TempDir() + "descent.dot";
+    std::remove(dot.c_str());
+    Program arc({ PPE_ARC, "descend", "--remote", "127.0.0.1:" + port, "--spawn",
+        std::string(PPE_ARC_SIM) + " --elf " + PPE_ARC_SIM_CALLS + " --tree " + tree + " --port " + port, "--elf",
+        PPE_ARC_SIM_CALLS, "--graph", graph, "--event", "crun", "--threshold", "10", "--batch", "1", "--dot", dot });
+    const std::string out = arc.rest();
+    EXPECT_EQ(arc.wait(), 0) << out;
+    const uint64_t total = machine.inclusiveCycles("main");
+    for (const char* name : { "main", "left", "fact" }) {
+        const std::regex row("\\n +(\\d+) +[0-9.]+  measured   " + std::string(name) + "\\n");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(out, m, row)) << name << "\n" << out;
+        const uint64_t calls = std::string(name) == "main" ? 1 : std::string(name) == "left" ? 20 : 4;
+        EXPECT_EQ(std::stoull(m[1]), calls * machine.inclusiveCycles(name)) << name << "\n" << out;
+    }
+    for (const char* name : { "leaf", "shared" })
+        EXPECT_TRUE(std::regex_search(out, std::regex("< \\d+ +pruned     " + std::string(name) + "\\n"))) << out;
+    EXPECT_LT(4 * machine.inclusiveCycles("fact"), total / 10) << "the tree must make fact small";
+    EXPECT_NE(out.find("3 runs instead of 5"), std::string::npos) << out;
+    std::FILE* file = std::fopen(dot.c_str(), "r");
+    ASSERT_NE(file, nullptr) << "no --dot file";
+    char text[4096] = {};
+    EXPECT_GT(std::fread(text, 1, sizeof(text) - 1, file), 0u);
+    std::fclose(file);
+    EXPECT_NE(std::string(text).find("(pruned)\", style=dashed]"), std::string::npos) << text;
 }
 
 TEST(SimProgram, BadInputIsOneLineNamingTheFile)

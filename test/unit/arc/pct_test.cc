@@ -30,7 +30,14 @@ public:
         m_undo.push_back({ address, *old });
         return m_model.write(address, value);
     }
+    ppe::gdbremote::Status writeTransient(uint32_t address, uint32_t value) override
+    {
+        ++transient;
+        return m_model.write(address, value);
+    }
     std::string backEnd() const override { return "journalled model"; }
+    size_t journalled() const { return m_undo.size(); }
+    size_t transient = 0;
     void undoAll()
     {
         for (; !m_undo.empty(); m_undo.pop_back())
@@ -124,7 +131,11 @@ TEST(Pct, UndoingTheWritesPutsThePctBackAsItWasFound)
     ASSERT_TRUE(pct->stop() && pct->clear() && pct->configure(0, 3) && pct->configure(5, 4) && pct->start());
     model.happen("iall", 10);
     ASSERT_TRUE(pct->stop());
+    const size_t journalledBefore = journalled.journalled();
     EXPECT_EQ(*pct->read(0), 10u);
+    EXPECT_EQ(*pct->read(5), 0u); // another counter than the one the journal chose last
+    EXPECT_EQ(journalled.journalled(), journalledBefore) << "a read journalled a write";
+    EXPECT_GT(journalled.transient, 0u);
     EXPECT_NE(model.state(), before);
     journalled.undoAll();
     EXPECT_EQ(model.state(), before);

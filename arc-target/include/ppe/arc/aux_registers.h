@@ -44,6 +44,10 @@ public:
     virtual Result<uint32_t> read(uint32_t address) = 0;
     // Journalled: the old value is kept first, so that the change can be undone.
     virtual gdbremote::Status write(uint32_t address, uint32_t value) = 0;
+    // A write its caller undoes itself at once (choosing a counter to read it, the snapshot bit):
+    // not journalled, so that reading a counter costs no disk write. By default journalled all
+    // the same.
+    virtual gdbremote::Status writeTransient(uint32_t address, uint32_t value) { return write(address, value); }
     // Which back end this is, for the report.
     virtual std::string backEnd() const = 0;
 };
@@ -56,6 +60,7 @@ public:
     bool has(uint32_t address) const;
     Result<uint32_t> read(uint32_t address) override;
     gdbremote::Status write(uint32_t address, uint32_t value) override;
+    gdbremote::Status writeTransient(uint32_t address, uint32_t value) override;
     std::string backEnd() const override { return "target description registers (p/P)"; }
 
 private:
@@ -69,6 +74,7 @@ public:
     explicit MonitorAuxRegisters(gdbremote::TargetAccess& access);
     Result<uint32_t> read(uint32_t address) override;
     gdbremote::Status write(uint32_t address, uint32_t value) override;
+    gdbremote::Status writeTransient(uint32_t address, uint32_t value) override;
     std::string backEnd() const override { return "OpenOCD monitor arc jtag get-aux-reg/set-aux-reg"; }
 
 private:
