@@ -226,8 +226,15 @@ int descend(const CounterRequest& r, const std::atomic<bool>& stop)
         nodes.push_back((*functions)[found->second]);
     }
     const DescentOptions options { 0, r.threshold / 100, r.batch };
-    ppe::Result<DescentResult> result = ppe::arc::descend(
-        *graph, options, [&](const std::vector<uint32_t>& batch) { return measureBatch(r, nodes, batch, stop); });
+    unsigned runs = 0;
+    ppe::Result<DescentResult> result
+        = ppe::arc::descend(*graph, options, [&](const std::vector<uint32_t>& batch) -> ppe::Result<BatchCounts> {
+              if (runs++ && r.spawn.empty()) // the server at --remote ran the program once
+                  return ppe::Error { "", 0,
+                      "a second batch needs a second run of the program: give --spawn CMD (a server started "
+                      "anew for each batch), or a --batch as large as the graph" };
+              return measureBatch(r, nodes, batch, stop);
+          });
     if (!result)
         return controlFail(result.error().str());
     std::printf("%s", descentTable(*graph, *result).c_str());
