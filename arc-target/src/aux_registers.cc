@@ -1,5 +1,7 @@
 #include "ppe/arc/aux_registers.h"
 
+#include "ppe/gdbremote/hex.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -23,13 +25,6 @@ namespace {
         { aux::kPctIntCntL, "pct_int_cntl" }, { aux::kPctIntCntH, "pct_int_cnth" },
         { aux::kPctIntCtrl, "pct_int_ctrl" }, { aux::kPctIntAct, "pct_int_act" } };
 
-    bool sameName(std::string_view a, std::string_view b)
-    {
-        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-        });
-    }
-
     std::string hex(uint32_t value)
     {
         char text[16];
@@ -45,6 +40,13 @@ namespace {
 
 } // namespace
 
+bool sameNameAnyCase(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
 std::optional<std::string_view> auxName(uint32_t address)
 {
     for (const Named& n : kNames) {
@@ -57,7 +59,7 @@ std::optional<std::string_view> auxName(uint32_t address)
 std::optional<uint32_t> auxAddress(std::string_view name)
 {
     for (const Named& n : kNames) {
-        if (sameName(n.name, name))
+        if (sameNameAnyCase(n.name, name))
             return n.address;
     }
     return std::nullopt;
@@ -120,10 +122,7 @@ gdbremote::Status DescribedAuxRegisters::writeTransient(uint32_t address, uint32
     const gdbremote::RegisterInfo* reg = find(address);
     if (!reg)
         return Error { "", 0, "the target description has no " + registerName(address) };
-    std::string bytes; // ARC: little-endian, as the target sends its registers
-    for (unsigned i = 0; i < reg->bytes(); ++i)
-        bytes += char(i < 4 ? (value >> (8 * i)) & 0xFF : 0);
-    return m_access.writeRegisterBytes(*reg, bytes);
+    return m_access.writeRegisterBytes(*reg, gdbremote::registerBytes(value, reg->bytes(), false)); // ARC: LE
 }
 
 MonitorAuxRegisters::MonitorAuxRegisters(gdbremote::TargetAccess& access)

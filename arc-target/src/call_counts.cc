@@ -1,5 +1,9 @@
 #include "ppe/arc/call_counts.h"
 
+#include "ppe/arc/counting.h"
+
+#include "ppe/gdbremote/hex.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,8 +15,6 @@ namespace {
     using gdbremote::Clock;
     using gdbremote::Status;
     using gdbremote::StopReply;
-
-    constexpr auto kSlice = std::chrono::milliseconds(50);
 
     // Where an architecture keeps what a call needs: the PC, the stack pointer, the return address
     // (a register, or the word at the stack pointer), and how a return moves the stack pointer.
@@ -55,7 +57,6 @@ namespace {
         CallCountResult& result() { return m_result; }
 
     private:
-        Result<StopReply> waitOwnStop(const std::atomic<bool>* stop, Clock::time_point end, std::string& why);
         Status onBreakpoint(const StopReply& stop);
         Status enter(size_t function, const std::string& thread);
         Status leave(uint64_t at, const std::string& thread);
@@ -109,10 +110,8 @@ namespace {
         // x86 without swbreak (SessionOptions): the int3 ran; GDB sets the PC back to the
         // breakpoint's address before going on.
         const gdbremote::RegisterInfo* reg = m_access.registerNamed(m_cc.pc);
-        std::string bytes;
-        for (unsigned i = 0; i < reg->bytes(); ++i)
-            bytes += char(((*value - 1) >> (8 * i)) & 0xFF);
-        if (Status set = m_access.writeRegisterBytes(*reg, bytes); !set)
+        if (Status set = m_access.writeRegisterBytes(*reg, gdbremote::registerBytes(*value - 1, reg->bytes(), false));
+            !set)
             return set.error();
         return *value - 1;
     }
@@ -218,24 +217,6 @@ namespace {
         return stepOver(*at, stop.thread);
     }
 
-    Result<StopReply> CallCounter::waitOwnStop(const std::atomic<bool>* stop, Clock::time_point end, std::string& why)
-    {
-        const bool timed = m_options.duration.count() > 0;
-        for (;;) {
-            const bool interrupted = stop && stop->load(std::memory_order_relaxed);
-            if (interrupted || (timed && Clock::now() >= end)) {
-                why = interrupted ? "interrupted" : "duration";
-                return m_control.stop();
-            }
-            const Clock::time_point slice = Clock::now() + kSlice;
-            Result<bool> got = m_control.session().incoming(timed ? std::min(slice, end) : slice);
-            if (!got)
-                return got.error();
-            if (*got)
-                return m_control.ownStop();
-        }
-    }
-
     Result<std::string> CallCounter::run(const std::atomic<bool>* stop)
     {
         const Clock::time_point end = Clock::now() + m_options.duration;
@@ -245,7 +226,8 @@ namespace {
             if (Status resumed = m_control.resume(signal); !resumed)
                 return resumed.error();
             std::string why;
-            Result<StopReply> own = waitOwnStop(stop, end, why);
+            const bool timed = m_options.duration.count() > 0;
+            Result<StopReply> own = awaitStop(m_control, timed ? std::optional(end) : std::nullopt, stop, why);
             if (!own)
                 return own.error();
             if (!why.empty() || own->ended())

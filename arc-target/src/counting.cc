@@ -33,24 +33,12 @@ namespace {
         for (int signal = 0;;) {
             if (gdbremote::Status resumed = control.resume(signal); !resumed)
                 return resumed.error();
-            bool spoke = false;
-            while (!spoke) {
-                const bool interrupted = stop && stop->load(std::memory_order_relaxed);
-                if (interrupted || (timed && Clock::now() >= end)) {
-                    Result<StopReply> stopped = control.stop();
-                    if (!stopped)
-                        return stopped.error();
-                    return std::string(interrupted ? "interrupted" : "duration");
-                }
-                const Clock::time_point slice = Clock::now() + kSlice;
-                Result<bool> got = control.session().incoming(timed ? std::min(slice, end) : slice);
-                if (!got)
-                    return got.error();
-                spoke = *got;
-            }
-            Result<StopReply> own = control.ownStop();
+            std::string why;
+            Result<StopReply> own = awaitStop(control, timed ? std::optional(end) : std::nullopt, stop, why);
             if (!own)
                 return own.error();
+            if (!why.empty())
+                return why;
             if (own->ended())
                 return Error { control.session().peer(), 0,
                     "the program ended ("
@@ -64,6 +52,24 @@ namespace {
     }
 
 } // namespace
+
+Result<StopReply> awaitStop(gdbremote::TargetControl& control, std::optional<gdbremote::Clock::time_point> end,
+    const std::atomic<bool>* stop, std::string& why)
+{
+    for (;;) {
+        const bool interrupted = stop && stop->load(std::memory_order_relaxed);
+        if (interrupted || (end && Clock::now() >= *end)) {
+            why = interrupted ? "interrupted" : "duration";
+            return control.stop();
+        }
+        const Clock::time_point slice = Clock::now() + kSlice;
+        Result<bool> got = control.session().incoming(end ? std::min(slice, *end) : slice);
+        if (!got)
+            return got.error();
+        if (*got)
+            return control.ownStop();
+    }
+}
 
 Result<std::vector<uint32_t>> conditionsOf(const Pct& pct, const std::vector<std::string>& events)
 {

@@ -173,53 +173,67 @@ namespace {
 
 } // namespace
 
+namespace {
+
+    // An ELF file open with its header and section table read (for the symbol readers below).
+    struct SectionedElf {
+        int fd = -1;
+        std::string header;
+        bool is64 = false;
+        std::vector<Section> sections;
+        Fields fields() const { return { header, header[EI_DATA] == ELFDATA2MSB }; }
+        ~SectionedElf()
+        {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    };
+
+    Result<bool> openSectioned(const std::string& path, SectionedElf& elf)
+    {
+        elf.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (elf.fd < 0)
+            return bad(path, std::string("cannot open: ") + std::strerror(errno));
+        elf.header = readAt(elf.fd, 0, 64);
+        elf.is64 = elf.header.size() > EI_CLASS && elf.header[EI_CLASS] == ELFCLASS64;
+        if (elf.header.size() < (elf.is64 ? 64u : 52u) || elf.header.compare(0, 4, ELFMAG) != 0)
+            return bad(path, "not an ELF file");
+        elf.sections = sectionsOf(elf.fd, elf.fields(), elf.is64);
+        return true;
+    }
+
+} // namespace
+
 Result<std::vector<uint64_t>> readElfPointedAddresses(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return bad(path, std::string("cannot open: ") + std::strerror(errno));
-    const std::string header = readAt(fd, 0, 64);
-    const bool is64 = header.size() > EI_CLASS && header[EI_CLASS] == ELFCLASS64;
-    if (header.size() < (is64 ? 64u : 52u) || header.compare(0, 4, ELFMAG) != 0) {
-        ::close(fd);
-        return bad(path, "not an ELF file");
-    }
-    const Fields h { header, header[EI_DATA] == ELFDATA2MSB };
-    const std::vector<Section> sections = sectionsOf(fd, h, is64);
+    SectionedElf elf;
+    if (Result<bool> opened = openSectioned(path, elf); !opened)
+        return opened.error();
+    const Fields h = elf.fields();
     std::vector<uint64_t> out;
-    for (const Section& s : sections) {
-        if (s.type == SHT_RELA && s.link < sections.size())
-            pointedBy(fd, s, sections[s.link], h, is64, out);
-        if (s.type == SHT_DYNSYM && s.link < sections.size() && h.get(16, 2) == ET_DYN) {
-            for (const ElfFunction& f : functionsOf(fd, s, sections[s.link], h, is64))
+    for (const Section& s : elf.sections) {
+        if (s.type == SHT_RELA && s.link < elf.sections.size())
+            pointedBy(elf.fd, s, elf.sections[s.link], h, elf.is64, out);
+        if (s.type == SHT_DYNSYM && s.link < elf.sections.size() && h.get(16, 2) == ET_DYN) {
+            for (const ElfFunction& f : functionsOf(elf.fd, s, elf.sections[s.link], h, elf.is64))
                 out.push_back(f.address);
         }
     }
-    ::close(fd);
     return out;
 }
 
 Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return bad(path, std::string("cannot open: ") + std::strerror(errno));
-    const std::string header = readAt(fd, 0, 64);
-    const bool is64 = header.size() > EI_CLASS && header[EI_CLASS] == ELFCLASS64;
-    if (header.size() < (is64 ? 64u : 52u) || header.compare(0, 4, ELFMAG) != 0) {
-        ::close(fd);
-        return bad(path, "not an ELF file");
-    }
-    const Fields h { header, header[EI_DATA] == ELFDATA2MSB };
-    const std::vector<Section> sections = sectionsOf(fd, h, is64);
+    SectionedElf elf;
+    if (Result<bool> opened = openSectioned(path, elf); !opened)
+        return opened.error();
     std::vector<ElfFunction> functions;
     for (uint32_t wanted : { uint32_t(SHT_SYMTAB), uint32_t(SHT_DYNSYM) }) {
-        for (const Section& s : sections) {
-            if (s.type == wanted && s.link < sections.size() && functions.empty())
-                functions = functionsOf(fd, s, sections[s.link], h, is64);
+        for (const Section& s : elf.sections) {
+            if (s.type == wanted && s.link < elf.sections.size() && functions.empty())
+                functions = functionsOf(elf.fd, s, elf.sections[s.link], elf.fields(), elf.is64);
         }
     }
-    ::close(fd);
     std::sort(functions.begin(), functions.end(),
         [](const ElfFunction& a, const ElfFunction& b) { return a.address < b.address; });
     return functions;

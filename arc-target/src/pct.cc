@@ -14,13 +14,6 @@ namespace {
     // More conditions than any core has: a damaged or hostile reply cannot make the probe long.
     constexpr unsigned kMaxConditions = 1024;
 
-    bool sameName(std::string_view a, std::string_view b)
-    {
-        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-        });
-    }
-
     PctBuild decodeBuild(uint32_t bits)
     {
         // v:8, s:2, i:1, r:5, c:8, m:8 from bit 0 (the Linux driver's struct arc_reg_pct_build).
@@ -80,7 +73,7 @@ Result<std::vector<CountableCondition>> Pct::readConditions(unsigned count)
 Result<uint32_t> Pct::condition(std::string_view name) const
 {
     for (const CountableCondition& c : m_conditions) {
-        if (sameName(c.name, name))
+        if (sameNameAnyCase(c.name, name))
             return c.index;
     }
     return Error { "", 0, "no countable condition '" + std::string(name) + "' (ppe-arc conditions lists them)" };

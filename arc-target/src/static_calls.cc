@@ -2,6 +2,7 @@
 
 #include "ppe/arc/elf_image.h"
 #include "ppe/arc/instruction.h"
+#include "ppe/gdbremote/hex.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -38,13 +39,6 @@ namespace {
             return {};
         }
     };
-
-    std::string hexAddress(uint64_t address)
-    {
-        char text[24];
-        std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(address));
-        return text;
-    }
 
     // The function holding `address`, or -1.
     long functionAt(const std::vector<ElfFunction>& functions, uint64_t address)
@@ -122,7 +116,7 @@ Result<std::vector<ElfFunction>> graphFunctions(const std::string& path)
     std::set<std::string> seen;
     for (ElfFunction& f : *functions) {
         if (!seen.insert(f.name).second)
-            f.name += "@0x" + hexAddress(f.address);
+            f.name += "@0x" + gdbremote::hexNumber(f.address);
     }
     return functions;
 }

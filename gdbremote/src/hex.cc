@@ -60,6 +60,14 @@ std::optional<std::uint64_t> registerValue(std::string_view bytes, bool bigEndia
     return value;
 }
 
+std::string registerBytes(std::uint64_t value, std::size_t bytes, bool bigEndian)
+{
+    std::string out(bytes, '\0');
+    for (std::size_t i = 0; i < bytes && i < 8; ++i)
+        out[bigEndian ? bytes - 1 - i : i] = char((value >> (8 * i)) & 0xff);
+    return out;
+}
+
 std::string hexNumber(std::uint64_t value)
 {
     static const char digits[] = "0123456789abcdef";

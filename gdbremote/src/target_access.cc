@@ -22,15 +22,6 @@ namespace {
         return packet.substr(0, packet[0] == 'Z' || packet[0] == 'z' ? 2 : 1);
     }
 
-    // A value as `bytes` bytes in the target's byte order.
-    std::string bytesOf(uint64_t value, size_t bytes, bool bigEndian)
-    {
-        std::string out(bytes, '\0');
-        for (size_t i = 0; i < bytes && i < 8; ++i)
-            out[bigEndian ? bytes - 1 - i : i] = char((value >> (8 * i)) & 0xff);
-        return out;
-    }
-
 } // namespace
 
 std::string Capabilities::report() const
@@ -163,7 +154,7 @@ Status TargetAccess::writeRegister(const std::string& name, uint64_t value)
     const RegisterInfo& reg = *registerNamed(name);
     if (auto kept = m_journal->add({ UndoEntry::Kind::Register, name, reg.regnum, *old, 0, reg.offset }); !kept)
         return kept.error();
-    auto done = writeRegisterBytes(reg, bytesOf(value, reg.bytes(), m_bigEndian));
+    auto done = writeRegisterBytes(reg, registerBytes(value, reg.bytes(), m_bigEndian));
     if (!done)
         m_journal->dropLast(); // refused: the register holds its old value
     return done;

@@ -1,6 +1,7 @@
 // ppe-arc-sim, the simulated ARC target (a STAND-IN, README.md) as a program: it prints its port,
 // serves one connection, stops the running machine on SIGINT as qemu-arc does, and says what is
 // wrong with its input in one line.
+#include "local_server.h"
 #include "sim_target.h"
 
 #include "ppe/gdbremote/session.h"
@@ -8,14 +9,11 @@
 
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
 #include <csignal>
 #include <cstdio>
-#include <netinet/in.h>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -194,20 +192,6 @@ TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
     EXPECT_EQ(sim.line(), before) << "the PCT as found";
 }
 
-// A port no one listens on now (the kernel's choice for an unbound socket).
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-    ::close(fd);
-    return bound ? ntohs(address.sin_port) : 0;
-}
-
 // Writes `text` to a file of the test's temporary folder; its path.
 std::string tempFile(const std::string& name, const std::string& text)
 {
@@ -235,7 +219,7 @@ TEST(SimProgram, PpeArcDescendSkipsWhatItsCallersProveSmall)
     auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, tree, {} });
     ASSERT_TRUE(truth) << truth.error().str();
     const ppe::arc::sim::Machine& machine = (*truth)->machine();
-    const std::string port = std::to_string(freePort());
+    const std::string port = std::to_string(ppe::testing::freePort());
     const std::string dot = ::testing::TempDir() + "descent.dot";
     std::remove(dot.c_str());
     Program arc({ PPE_ARC, "descend", "--remote", "127.0.0.1:" + port, "--spawn",

@@ -33,6 +33,10 @@ namespace aux {
     inline constexpr uint32_t kPctIntCntL = 0x25C, kPctIntCntH = 0x25D, kPctIntCtrl = 0x25E, kPctIntAct = 0x25F;
 } // namespace aux
 
+// Register and condition names compare without regard to case (servers and cores spell them both
+// ways).
+bool sameNameAnyCase(std::string_view a, std::string_view b);
+
 // The name servers use for an aux address ("pct_config"), or nullopt for one not in the table.
 std::optional<std::string_view> auxName(uint32_t address);
 // The address of an aux register named `name` (any case), or nullopt.

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct CountResult {
     double seconds = 0; // wall time the target ran
     std::string end; // "duration", "interrupted", or what the target's own stop said
 };
+
+// Waits while the target runs for its own stop, or until `end` or `stop` (set by a signal), when
+// the target control stops it and `why` says "duration" or "interrupted" (empty for its own stop).
+// Console output meanwhile goes where the session sends it. Shared by `count` and `calls`.
+Result<gdbremote::StopReply> awaitStop(gdbremote::TargetControl& control,
+    std::optional<gdbremote::Clock::time_point> end, const std::atomic<bool>* stop, std::string& why);
 
 // The conditions of `events` on `pct`, checked before anything is changed: each known, no more
 // than the counters, none twice.

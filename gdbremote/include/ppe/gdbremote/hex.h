@@ -21,6 +21,8 @@ std::optional<std::string> fromHex(std::string_view hex);
 std::optional<std::uint64_t> parseHexNumber(std::string_view hex);
 // Register bytes as they travel (target byte order) to a number; nothing beyond 8 bytes.
 std::optional<std::uint64_t> registerValue(std::string_view bytes, bool bigEndian);
+// The other way: `value` as `bytes` bytes in the target's byte order.
+std::string registerBytes(std::uint64_t value, std::size_t bytes, bool bigEndian);
 std::string hexNumber(std::uint64_t value);
 
 } // namespace ppe::gdbremote
