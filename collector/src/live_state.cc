@@ -115,17 +115,22 @@ namespace {
 
 } // namespace
 
-void refreshLiveMappings(LiveProfile& live, MapsScratch& scratch)
+bool readLiveMappings(LiveMappings& to, MapsScratch& scratch)
 {
     MapsTable table;
     if (!readMapsInto(scratch, &table))
-        return;
-    std::atomic_ref<uint32_t> current(live.file.mapsCurrent);
-    const uint32_t next = nextCopy(current.load(std::memory_order_relaxed));
-    LiveMappings& to = *liveMappings(reinterpret_cast<char*>(&live), live.file, next);
+        return false;
     copyMappings(to, table);
     to.takenNs = realtimeNs();
-    current.store(next, std::memory_order_release);
+    return true;
+}
+
+void refreshLiveMappings(LiveProfile& live, MapsScratch& scratch)
+{
+    std::atomic_ref<uint32_t> current(live.file.mapsCurrent);
+    const uint32_t next = nextCopy(current.load(std::memory_order_relaxed));
+    if (readLiveMappings(*liveMappings(reinterpret_cast<char*>(&live), live.file, next), scratch))
+        current.store(next, std::memory_order_release);
 }
 
 void refreshLiveThreads(LiveProfile& live, uint64_t minCpuNs)

@@ -16,6 +16,10 @@ namespace ppe {
 // live file. `scratch`: memory for one reading of the maps. Allocates nothing; not re-entrant.
 void refreshLiveMappings(LiveProfile& live, MapsScratch& scratch);
 
+// The same into `to` (the profile writer's raw material, profile_output.h); false when
+// /proc/self/maps cannot be read. Allocates nothing.
+bool readLiveMappings(LiveMappings& to, MapsScratch& scratch);
+
 // Records the program's threads (those with samples, blocked time or at least `minCpuNs` of CPU
 // time; the first kLiveThreads) in the live file, for a recovery (issue 34). Allocates nothing;
 // not re-entrant.

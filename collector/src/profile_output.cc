@@ -1,11 +1,10 @@
 #include "profile_output.h"
 
 #include "blocked_scan.h"
-#include "image.h"
+#include "live_state.h"
 #include "messages.h"
 #include "output_names.h"
 #include "ppe/core/histogram.h"
-#include "ppe/core/object_attribution.h"
 #include "ppe/core/output_file.h"
 #include "ppe/core/ppe_writer.h"
 #include "proc_maps.h"
@@ -24,20 +23,14 @@
 
 namespace ppe {
 
-namespace {
-
-    constexpr size_t kMaxObjects = 1024;
-
-} // namespace
-
 struct OutputScratch {
     ProfileRecord snapshot;
     char writeBuffer[kProfileWriteBuffer];
     MapsScratch maps;
-    ObjectInfo objects[kMaxObjects];
-    uint32_t objectPath[kMaxObjects]; // arena offset of each object's path
-    uint8_t buildIds[kMaxObjects][kMaxBuildId];
-    ObjectCountRecord hits[kPcTableSlots + kMaxRetiredHits];
+    LiveMappings mappings;
+    RetiredObjectRecord retired[kMaxRetiredObjects];
+    ObjectCountRecord retiredHits[kMaxRetiredHits];
+    RawOutside raw;
     ThreadRecord threads[kThreadSlots + 1];
     size_t threadCount;
     RawBlocked rawBlocked[kBlockedSlots];
@@ -60,138 +53,84 @@ std::span<const ThreadRecord> writtenThreads(const OutputScratch* scratch)
 
 namespace {
 
-    struct Attribution {
-        OutputScratch* s;
-        MapsTable maps;
-        ObjectTable t;
-    };
-
-    Attribution attribution(OutputScratch* s)
-    {
-        return Attribution { s, {},
-            ObjectTable { s->objects, s->objectPath, s->buildIds, kMaxObjects, 0, s->hits, 0 } };
-    }
-
-    // The object and category of an outside PC: core's rules (object_attribution.h) on the mapping
-    // that holds it now.
-    void attribute(Attribution& a, const LiveProfile& live, uint64_t pc, uint64_t count)
-    {
-        const Mapping* m = findMapping(a.maps, pc);
-        const PcPlace place { m ? a.maps.paths + m->path : nullptr, m ? m->path : 0,
-            m ? pc - m->start + m->offset : 0 };
-        attributeOutsidePc(a.s->snapshot, a.t, place, pc < live.histogram.runStart, count);
-    }
-
-    // The samples of objects dlclose unloaded (retired_objects.h), by file offset: with the loaded
-    // object of the same path and build id if there is one (loaded again), else as objects of their own.
-    void addRetiredObjects(Attribution& a)
+    // The samples of objects dlclose unloaded (retired_objects.h), by file offset, for the reader to
+    // give to the loaded object of the same path and build id, if there is one, or to one of their own.
+    void addRetiredObjects(OutputScratch* s)
     {
         const RetiredObjects* r = retiredObjects();
         if (!r)
             return;
-        ProfileRecord& record = a.s->snapshot;
+        ProfileRecord& record = s->snapshot;
         const uint32_t objects = std::atomic_ref<const uint32_t>(r->objectCount).load(std::memory_order_acquire);
         const uint32_t hits = std::atomic_ref<const uint32_t>(r->hitCount).load(std::memory_order_acquire);
-        int index[kMaxRetiredObjects];
-        for (uint32_t i = 0; i < objects; ++i) {
-            index[i] = -1;
-            for (size_t k = 0; k < a.t.count && index[i] < 0; ++k) {
-                const ObjectInfo& o = a.s->objects[k];
-                if (std::strcmp(o.path, r->objects[i].path) == 0 && o.buildIdSize == r->objects[i].buildIdSize
-                    && std::memcmp(o.buildId, r->objects[i].buildId, o.buildIdSize) == 0)
-                    index[i] = int(k);
-            }
-            if (index[i] < 0 && a.t.count < kMaxObjects) {
-                a.s->objectPath[a.t.count] = UINT32_MAX; // no mapping: its build id is known already
-                a.s->objects[a.t.count]
-                    = ObjectInfo { r->objects[i].path, 0, r->objects[i].buildId, r->objects[i].buildIdSize };
-                index[i] = int(a.t.count++);
-            }
-        }
+        for (uint32_t i = 0; i < objects; ++i)
+            s->retired[i]
+                = RetiredObjectRecord { r->objects[i].path, r->objects[i].buildId, r->objects[i].buildIdSize };
         record.counts[kUnknown] += std::atomic_ref<const uint64_t>(r->lost).load(std::memory_order_relaxed);
+        size_t kept = 0;
         for (uint32_t h = 0; h < hits; ++h) {
             const RetiredHit& hit = r->hits[h];
             const uint64_t count = std::atomic_ref<const uint64_t>(hit.count).load(std::memory_order_relaxed);
-            if (!count)
-                continue;
-            const int object = hit.object < objects ? index[hit.object] : -1;
-            if (object < 0) {
+            if (count && hit.object >= objects)
                 record.counts[kUnknown] += count;
-                continue;
-            }
-            record.counts[kShared] += count;
-            a.s->objects[object].hits += count;
-            a.s->hits[a.t.hitCount++] = ObjectCountRecord { uint32_t(object), hit.fileOffset, count };
+            else if (count)
+                s->retiredHits[kept++] = ObjectCountRecord { hit.object, hit.fileOffset, count };
         }
+        s->raw.retired = s->retired;
+        s->raw.retiredCount = objects;
+        s->raw.retiredHits = s->retiredHits;
+        s->raw.retiredHitCount = kept;
     }
 
-    // A run-time address as the .ppe names it: in the monitored image, in a shared object (added
-    // to the objects if it took no sample), or as it is.
-    CodePlace placeOf(Attribution& a, const LiveProfile& live, uint64_t pc)
+    // A place where a thread waited as the .ppe names it: in the monitored image by its link-time
+    // address, elsewhere by its run-time address, which the reader names by the mappings written.
+    CodePlace placeOf(OutputScratch* s, const LiveProfile& live, uint64_t pc)
     {
         const Histogram& h = live.histogram;
         if (!pc)
             return CodePlace {};
         if (pc >= h.imageStart && pc < h.imageEnd)
-            return CodePlace { CodePlace::Kind::Image, 0, pc - a.s->snapshot.loadBias };
-        const Mapping* m = findMapping(a.maps, pc);
-        const int object = m ? objectOfPlace(a.s->snapshot, a.t, PcPlace { a.maps.paths + m->path, m->path, 0 }) : -1;
-        if (object < 0)
-            return CodePlace { CodePlace::Kind::Address, 0, pc };
-        return CodePlace { CodePlace::Kind::Object, uint32_t(object), pc - m->start + m->offset };
+            return CodePlace { CodePlace::Kind::Image, 0, pc - s->snapshot.loadBias };
+        return CodePlace { CodePlace::Kind::Address, 0, pc };
     }
 
     // Where blocked threads waited (real-time mode), most time first.
-    size_t placeBlocked(Attribution& a, const LiveProfile& live, bool haveMaps)
+    size_t placeBlocked(OutputScratch* s, const LiveProfile& live, bool haveMaps)
     {
-        const size_t count = snapshotBlocked(a.s->rawBlocked, kBlockedSlots);
+        const size_t count = snapshotBlocked(s->rawBlocked, kBlockedSlots);
         for (size_t i = 0; i < count; ++i) {
-            const RawBlocked& raw = a.s->rawBlocked[i];
-            BlockedRecord& b = a.s->blocked[i];
+            const RawBlocked& raw = s->rawBlocked[i];
+            BlockedRecord& b = s->blocked[i];
             b = BlockedRecord { raw.syscall, raw.ns, raw.observations, {}, {}, raw.tid };
             if (haveMaps) {
-                b.site = placeOf(a, live, raw.site);
-                b.caller = placeOf(a, live, raw.caller);
+                b.site = placeOf(s, live, raw.site);
+                b.caller = placeOf(s, live, raw.caller);
             }
         }
-        std::sort(a.s->blocked, a.s->blocked + count,
-            [](const BlockedRecord& x, const BlockedRecord& y) { return x.ns > y.ns; });
+        std::sort(
+            s->blocked, s->blocked + count, [](const BlockedRecord& x, const BlockedRecord& y) { return x.ns > y.ns; });
         return count;
     }
 
-    void readObjectBuildIds(Attribution& a)
+    // The samples outside the monitored object as they were taken, with the executable mappings as
+    // they are now (the reader attributes them: docs/ppe-format.md), and the blocked places.
+    // Returns how many blocked places it wrote to the scratch.
+    size_t gatherOutside(OutputScratch* s, const LiveProfile& live)
     {
-        for (size_t i = 0; i < a.t.count; ++i) {
-            for (size_t k = 0; k < a.maps.mappingCount; ++k) {
-                const Mapping& m = a.maps.mappings[k];
-                if (m.path != a.s->objectPath[i] || m.offset != 0 || !m.readable)
-                    continue;
-                a.s->objects[i].buildIdSize = readBuildIdOfMapping(m.start, m.end, a.s->buildIds[i], kMaxBuildId);
-                break;
-            }
-        }
+        const bool haveMaps = readLiveMappings(s->mappings, s->maps);
+        s->raw = RawOutside { haveMaps ? &s->mappings : nullptr, live.histogram.pcs, kPcTableSlots };
+        addRetiredObjects(s);
+        return placeBlocked(s, live, haveMaps);
     }
 
-    // Returns how many blocked places it wrote to the scratch.
-    size_t attributeOutsidePcs(Attribution& a, const LiveProfile& live)
+    // After writing: the samples the reader attributes, counted unknown in the record kept, whose
+    // total is then every sample (writtenRecord).
+    void countOutside(OutputScratch* s)
     {
-        const bool haveMaps = readMapsInto(a.s->maps, &a.maps);
-        for (uint32_t i = 0; i < kPcTableSlots; ++i) {
-            const PcSlot& slot = live.histogram.pcs[i];
-            const uint64_t count = std::atomic_ref<const uint64_t>(slot.count).load(std::memory_order_relaxed);
-            if (!count)
-                continue;
-            if (!haveMaps) {
-                a.s->snapshot.counts[kUnknown] += count;
-                continue;
-            }
-            attribute(a, live, slot.pc, count);
-        }
-        const size_t blocked = placeBlocked(a, live, haveMaps);
-        readObjectBuildIds(a);
-        addRetiredObjects(a);
-        sortObjectHits(a.t);
-        return blocked;
+        for (size_t i = 0; i < s->raw.pcCount; ++i)
+            s->snapshot.counts[kUnknown] += std::atomic_ref<const uint64_t>(s->raw.pcs[i].count).load();
+        for (size_t i = 0; i < s->raw.retiredHitCount; ++i)
+            s->snapshot.counts[kUnknown] += s->retiredHits[i].count;
     }
 
     uint64_t microseconds(const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000 + uint64_t(t.tv_usec); }
@@ -324,6 +263,33 @@ namespace {
         return commitOutput(&file, replacing);
     }
 
+    // Writes `output` to `path`, or else to the current directory (writeProfileFile).
+    int writeOrFallBack(const ProfileOutput& output, OutputScratch* s, const char* path, char* written, bool replacing)
+    {
+        copyString(written, PATH_MAX, path);
+        // A device or FIFO only where the user named it (PPE_OUT): never at a name made up here.
+        const OutputName name = userNamedOutput(path) ? OutputName::Given : OutputName::MadeUp;
+        const char* refusal = nullptr;
+        const int error = writeTo(written, output, s->writeBuffer, replacing, name, &refusal);
+        if (!error)
+            return 0;
+        // Whatever kept the file from its directory (no permission, a name too long, a full disk,
+        // another user's node at the name), the profile is not lost: the user guide's promise.
+        inCurrentDirectory(path, written);
+        if (inTheCurrentDirectory(path))
+            addRandomPart(written); // the same name here would be refused again
+        say({ "cannot write ", path, " (", strerrordesc_np(error), refusal ? ": " : "", refusal ? refusal : "",
+            "): writing to the current directory as ", written });
+        // A backup of what is there, unless it is this process's own earlier fallback (checkpoints
+        // every second must not leave a backup each).
+        static char fellBackTo[PATH_MAX]; // written only by the one writer at a time (Collector::writing)
+        const bool own = std::strcmp(fellBackTo, written) == 0;
+        const int fallback = writeTo(written, output, s->writeBuffer, own, OutputName::MadeUp, &refusal);
+        if (!fallback)
+            copyString(fellBackTo, sizeof(fellBackTo), written);
+        return fallback;
+    }
+
 } // namespace
 
 int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path, const char* reason,
@@ -338,37 +304,17 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     const uint32_t* bins = live.histogram.bins;
     if (status == ProfileStatus::Checkpoint && !(bins = frozen.freeze(record, bins)))
         return ENOMEM;
-    Attribution a = attribution(s);
-    const size_t blocked = attributeOutsidePcs(a, live);
+    const size_t blocked = gatherOutside(s, live);
     s->scan = blockedScanSummary();
     // Every live thread is listed with its CPU time, a thread that took no sample at all included;
     // one that ran less than a sampling interval is left out unless it was sampled or blocked.
     enrolLiveThreads(serviceThreadId());
     s->threadCount = snapshotThreads(s->threads, kThreadSlots + 1, uint64_t(record.interval) * 100);
-    const ProfileOutput output { &record, bins, s->objects, a.t.count, s->hits, a.t.hitCount, s->threads,
-        s->threadCount, s->blocked, blocked, blockedScanActive() ? &s->scan : nullptr };
-    copyString(written, PATH_MAX, path);
-    // A device or FIFO only where the user named it (PPE_OUT): never at a name made up here.
-    const OutputName name = userNamedOutput(path) ? OutputName::Given : OutputName::MadeUp;
-    const char* refusal = nullptr;
-    const int error = writeTo(written, output, s->writeBuffer, replacing, name, &refusal);
-    if (!error)
-        return 0;
-    // Whatever kept the file from its directory (no permission, a name too long, a full disk,
-    // another user's node at the name), the profile is not lost: the user guide's promise.
-    inCurrentDirectory(path, written);
-    if (inTheCurrentDirectory(path))
-        addRandomPart(written); // the same name here would be refused again
-    say({ "cannot write ", path, " (", strerrordesc_np(error), refusal ? ": " : "", refusal ? refusal : "",
-        "): writing to the current directory as ", written });
-    // A backup of what is there, unless it is this process's own earlier fallback (checkpoints
-    // every second must not leave a backup each).
-    static char fellBackTo[PATH_MAX]; // written only by the one writer at a time (Collector::writing)
-    const bool own = std::strcmp(fellBackTo, written) == 0;
-    const int fallback = writeTo(written, output, s->writeBuffer, own, OutputName::MadeUp, &refusal);
-    if (!fallback)
-        copyString(fellBackTo, sizeof(fellBackTo), written);
-    return fallback;
+    const ProfileOutput output { &record, bins, nullptr, 0, nullptr, 0, s->threads, s->threadCount, s->blocked, blocked,
+        blockedScanActive() ? &s->scan : nullptr, &s->raw };
+    const int error = writeOrFallBack(output, s, path, written, replacing);
+    countOutside(s);
+    return error;
 }
 
 } // namespace ppe

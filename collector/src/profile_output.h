@@ -1,6 +1,7 @@
-// Writing the live profile to a .ppe file (format in docs/ppe-format.md): attribute the PCs outside
-// the range to shared objects, the vDSO or anonymous code by /proc/self/maps, then write, keep any
-// old file as a backup, and rename into place. Symbols, listings and DWARF are the formatter's.
+// Writing the live profile to a .ppe file (format in docs/ppe-format.md): the PCs outside the
+// range as they are, with the mappings of /proc/self/maps that hold them (the reader attributes
+// them to shared objects, the vDSO or anonymous code), then write, keep any old file as a backup,
+// and rename into place. Symbols, listings and DWARF are the formatter's.
 #pragma once
 
 #include "live_profile.h"
@@ -27,8 +28,9 @@ OutputScratch* createOutputScratch();
 int writeProfileFile(const LiveProfile& live, OutputScratch* scratch, const char* path, const char* reason,
     ProfileStatus status, uint64_t activeUs, uint64_t wallUs, char* written, bool replacing = false);
 
-// The record as the last writeProfileFile with `scratch` wrote it: every sample in its category,
-// the outside ones included. Signal-safe.
+// The record as the last writeProfileFile with `scratch` wrote it, then the samples outside the
+// monitored object (which the reader attributes) added to its unknown count: totalSamples() is
+// every sample. Signal-safe.
 const ProfileRecord& writtenRecord(const OutputScratch* scratch);
 
 // The threads as the last writeProfileFile with `scratch` wrote them. Signal-safe.

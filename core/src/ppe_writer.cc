@@ -2,6 +2,7 @@
 
 #include "ppe/core/civil_time.h"
 #include "ppe/core/line_writer.h"
+#include "ppe/core/live_file.h"
 
 #include <atomic>
 #include <cstring>
@@ -49,12 +50,12 @@ uint64_t totalSamples(const ProfileRecord& record)
 
 uint64_t requestedRateMilliHz(uint64_t interval) { return interval ? 10'000'000'000ull / interval : 0; }
 
-uint64_t achievedRateMilliHz(const ProfileRecord& record)
+uint64_t achievedRateMilliHz(const ProfileRecord& record, uint64_t rawSamples)
 {
     if (!record.activeUs)
         return 0;
     const bool ticks = countsTimerTicks(parseMechanism(record.mechanism));
-    const uint64_t events = ticks ? load(record.ticks) : totalSamples(record);
+    const uint64_t events = ticks ? load(record.ticks) : totalSamples(record) + rawSamples;
     return uint64_t(double(events) * 1'000'000'000.0 / double(record.activeUs));
 }
 
@@ -99,9 +100,9 @@ static void writeCommand(LineWriter& w, const ProfileRecord& r)
     w.endl();
 }
 
-static void writeIdentity(LineWriter& w, const ProfileRecord& r)
+static void writeIdentity(LineWriter& w, const ProfileRecord& r, bool raw)
 {
-    w.str("ppe-profile ").dec(kFormatVersion).endl();
+    w.str("ppe-profile ").dec(raw ? kRawOutsideVersion : kFormatVersion).endl();
     textField(w, "producer", r.producer);
     w.str("status ").str(statusName(ProfileStatus(r.status))).endl();
     textField(w, "end-reason", r.endReason);
@@ -132,6 +133,17 @@ static uint32_t maxBin(const ProfileOutput& out)
     return most;
 }
 
+// The samples `raw` holds, in no count of the record (the reader adds them to theirs).
+static uint64_t rawSamples(const RawOutside* raw)
+{
+    uint64_t samples = 0;
+    for (size_t i = 0; raw && i < raw->pcCount; ++i)
+        samples += load(raw->pcs[i].count);
+    for (size_t i = 0; raw && i < raw->retiredHitCount; ++i)
+        samples += raw->retiredHits[i].count;
+    return samples;
+}
+
 static void writeSampling(LineWriter& w, const ProfileOutput& out)
 {
     const ProfileRecord& r = *out.record;
@@ -147,7 +159,7 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
     w.str("mode ").dec(r.mode).str(cpu ? " cpu" : " real").endl();
     w.str("interval ").dec(r.interval).endl();
     w.str("requested-rate ").fixed(requestedRateMilliHz(r.interval), 3).endl();
-    w.str("achieved-rate ").fixed(achievedRateMilliHz(r), 3).endl();
+    w.str("achieved-rate ").fixed(achievedRateMilliHz(r, rawSamples(out.raw)), 3).endl();
     w.str("granularity ").dec(r.granularity).endl();
     w.str("bin-width ").dec(r.layout.width).endl();
     w.str("bin-count ").dec(r.layout.count).endl();
@@ -181,6 +193,31 @@ static void writeObjects(LineWriter& w, const ProfileOutput& out)
     for (size_t i = 0; i < out.hitCount; ++i) {
         const ObjectCountRecord& h = out.hits[i];
         w.str("object-hit ").dec(h.object).ch(' ').hex(h.fileOffset).ch(' ').dec(h.count).endl();
+    }
+}
+
+static void writeRawOutside(LineWriter& w, const RawOutside& raw)
+{
+    for (uint32_t i = 0; raw.mappings && i < raw.mappings->count && i < kLiveMaxMappings; ++i) {
+        const LiveMapping& m = raw.mappings->mappings[i];
+        w.str("mapping ").hex(m.start).ch(' ').hex(m.end).ch(' ').hex(m.offset).ch(' ');
+        buildIdField(w, m.buildId, m.buildIdSize);
+        w.ch(' ').quoted(raw.mappings->paths + m.path).endl();
+    }
+    for (size_t i = 0; i < raw.pcCount; ++i) {
+        const uint64_t count = load(raw.pcs[i].count);
+        if (count)
+            w.str("outside-pc ").hex(load(raw.pcs[i].pc)).ch(' ').dec(count).endl();
+    }
+    for (size_t i = 0; i < raw.retiredCount; ++i) {
+        const RetiredObjectRecord& o = raw.retired[i];
+        w.str("retired-object ").dec(i).ch(' ');
+        buildIdField(w, o.buildId, o.buildIdSize);
+        w.ch(' ').quoted(o.path).endl();
+    }
+    for (size_t i = 0; i < raw.retiredHitCount; ++i) {
+        const ObjectCountRecord& h = raw.retiredHits[i];
+        w.str("retired-hit ").dec(h.object).ch(' ').hex(h.fileOffset).ch(' ').dec(h.count).endl();
     }
 }
 
@@ -246,9 +283,11 @@ int writeProfile(int fd, const ProfileOutput& out)
 int writeProfile(int fd, const ProfileOutput& out, char* buffer, size_t bufferSize)
 {
     LineWriter w(fd, buffer, bufferSize);
-    writeIdentity(w, *out.record);
+    writeIdentity(w, *out.record, out.raw);
     writeSampling(w, out);
     writeObjects(w, out);
+    if (out.raw)
+        writeRawOutside(w, *out.raw);
     writeThreads(w, out);
     writeBlocked(w, out);
     writeBins(w, out);

@@ -4,7 +4,6 @@
 #include "ppe/core/histogram.h"
 #include "ppe/core/limits.h"
 #include "ppe/core/live_file.h"
-#include "ppe/core/object_attribution.h"
 #include "ppe/core/ppe_writer.h"
 #include "ppe/profile/input_file.h"
 #include "ppe/profile/profile_reader.h"
@@ -102,61 +101,6 @@ namespace {
         return copy;
     }
 
-    const LiveMapping* findLiveMapping(const LiveMappings& maps, uint64_t pc)
-    {
-        const LiveMapping* end = maps.mappings + maps.count;
-        const LiveMapping* m
-            = std::upper_bound(maps.mappings, end, pc, [](uint64_t a, const LiveMapping& x) { return a < x.end; });
-        return m != end && m->start <= pc ? m : nullptr;
-    }
-
-    // The objects and hits of a recovered profile: core's attribution (object_attribution.h), as the
-    // collector's writer does it, on the mappings of the live file.
-    struct RecoveredObjects {
-        static constexpr size_t kCapacity = 1024;
-        std::vector<ObjectInfo> objects = std::vector<ObjectInfo>(kCapacity);
-        std::vector<uint32_t> keys = std::vector<uint32_t>(kCapacity);
-        std::vector<uint8_t> buildIds = std::vector<uint8_t>(kCapacity * kMaxBuildId);
-        std::vector<ObjectCountRecord> hits = std::vector<ObjectCountRecord>(kPcTableSlots);
-        ObjectTable table { objects.data(), keys.data(), reinterpret_cast<uint8_t (*)[kMaxBuildId]>(buildIds.data()),
-            kCapacity, 0, hits.data(), 0 };
-    };
-
-    void addBuildIds(RecoveredObjects& r, const LiveMappings& maps)
-    {
-        for (size_t i = 0; i < r.table.count; ++i) {
-            for (uint32_t k = 0; k < maps.count; ++k) {
-                const LiveMapping& m = maps.mappings[k];
-                if (m.path != r.table.keys[i] || !m.buildIdSize)
-                    continue;
-                std::memcpy(r.table.buildIds[i], m.buildId, m.buildIdSize);
-                r.table.objects[i].buildIdSize = m.buildIdSize;
-                break;
-            }
-        }
-    }
-
-    // Names every PC of the table by the mappings kept; without them (a live file whose collector
-    // thread never ran) they stay unknown, as settleCounts() counted them.
-    void attributePcs(ProfileRecord& record, const LiveFileView& view, const LiveMappings* maps, RecoveredObjects& r)
-    {
-        settleCounts(record, view.bins, view.pcs, maps ? 0 : view.header.pcSlots);
-        if (!maps)
-            return;
-        const uint64_t runStart = record.layout.start + record.loadBias;
-        for (uint32_t i = 0; i < view.header.pcSlots; ++i) {
-            const PcSlot& slot = view.pcs[i];
-            if (!slot.count)
-                continue;
-            const LiveMapping* m = findLiveMapping(*maps, slot.pc);
-            const PcPlace place { m ? maps->paths + m->path : nullptr, m ? m->path : 0,
-                m ? slot.pc - m->start + m->offset : 0 };
-            attributeOutsidePc(record, r.table, place, slot.pc < runStart, slot.count);
-        }
-        addBuildIds(r, *maps);
-        sortObjectHits(r.table);
-    }
-
     std::string utcText(int64_t seconds)
     {
         const CivilTime t = civilFromUnix(seconds);
@@ -177,9 +121,8 @@ namespace {
     // CPU time after the record: at the rate until then; when the record holds too few samples to
     // tell a rate (a process killed in its first half second, issue 34), at the asked rate for the
     // perf mechanisms (which take it, over user time), else as wall time while sampling ran.
-    uint64_t recoveredActiveUs(const ProfileRecord& record, const LiveUsage& u, uint64_t after)
+    uint64_t recoveredActiveUs(const ProfileRecord& record, const LiveUsage& u, uint64_t after, uint64_t total)
     {
-        const uint64_t total = totalSamples(record);
         const uint64_t running = u.running ? after : 0;
         const Mechanism mechanism = parseMechanism(record.mechanism);
         if (countsTimerTicks(mechanism))
@@ -197,6 +140,9 @@ namespace {
     // last record, in ns; the CPU time of that record (said as of when).
     void settleTimes(ProfileRecord& record, const LiveFileView& view, std::vector<std::string>* notes)
     {
+        uint64_t total = totalSamples(record); // and the PC table's, which the reader attributes
+        for (uint32_t i = 0; i < view.header.pcSlots; ++i)
+            total += view.pcs[i].count;
         const LiveFileHeader& h = view.header;
         const LiveUsage* u = view.usage;
         if (!u) { // the collector thread never ran: whole seconds from the start
@@ -206,10 +152,11 @@ namespace {
             return;
         }
         const int64_t endNs = std::max(h.lastSampleNs, u->takenNs);
-        const uint64_t after = uint64_t(endNs - u->takenNs);
+        // Unsigned: a damaged file's times may lie anywhere, and their difference overflow int64_t.
+        const uint64_t after = uint64_t(endNs) - uint64_t(u->takenNs);
         record.endTime = endNs / 1'000'000'000;
         record.wallUs = (u->wallNs + after) / 1000;
-        record.activeUs = recoveredActiveUs(record, *u, after);
+        record.activeUs = recoveredActiveUs(record, *u, after, total);
         record.cpuUserUs = u->cpuUserUs;
         record.cpuSystemUs = u->cpuSystemUs;
         record.cpuTimeAsOf = u->takenNs / 1'000'000'000;
@@ -270,7 +217,10 @@ namespace {
         return "";
     }
 
-    std::string formatRecovered(const ProfileRecord& record, const LiveFileView& view, const RecoveredObjects& objects)
+    // The samples outside the monitored object are written raw, with the mappings kept (none when the
+    // collector thread never ran: the reader then counts them unknown), for the reader to attribute
+    // as it does a collector's (outside_samples.h).
+    std::string formatRecovered(const ProfileRecord& record, const LiveFileView& view, const LiveMappings* maps)
     {
         const int fd = memfd_create("ppe-recovered", 0);
         if (fd < 0)
@@ -278,8 +228,9 @@ namespace {
         // The threads as the collector thread last listed them (issue 34), when the file has them.
         const ThreadRecord* threads = view.threads ? view.threads->threads : nullptr;
         const size_t threadCount = view.threads ? std::min<size_t>(view.threads->count, kLiveThreads) : 0;
-        const ProfileOutput output { &record, view.bins, objects.table.objects, objects.table.count, objects.table.hits,
-            objects.table.hitCount, threads, threadCount };
+        const RawOutside raw { maps, view.pcs, view.header.pcSlots };
+        const ProfileOutput output { &record, view.bins, nullptr, 0, nullptr, 0, threads, threadCount, nullptr, 0,
+            nullptr, &raw };
         const int error = writeProfile(fd, output);
         std::string text(size_t(lseek(fd, 0, SEEK_END)), '\0');
         if (pread(fd, text.data(), text.size(), 0) != ssize_t(text.size()) || error)
@@ -320,8 +271,7 @@ Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::st
     if (const std::string damage = checkRecord(record); !damage.empty())
         return Error { path, 0, "damaged profile record (" + damage + ")" };
     const std::unique_ptr<LiveMappings> maps = checkedMappings(view.mappings);
-    auto objects = std::make_unique<RecoveredObjects>();
-    attributePcs(record, view, maps.get(), *objects);
+    settleCounts(record, view.bins, view.pcs, 0);
     settleTimes(record, view, notes);
     const bool running = ownerStillRuns(view.header, record.pid);
     record.status = uint32_t(running ? ProfileStatus::Checkpoint : ProfileStatus::Recovered);
@@ -329,7 +279,7 @@ Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::st
     if (running && notes)
         notes->insert(notes->begin(),
             "process " + std::to_string(record.pid) + " is still running: a snapshot of its profile so far");
-    std::string text = formatRecovered(record, view, *objects);
+    std::string text = formatRecovered(record, view, maps.get());
     if (text.empty())
         return Error { path, 0, "cannot format the recovered profile" };
     // The record is the dead process's memory, as likely damaged as the rest: what the reader

@@ -1,5 +1,7 @@
 #include "ppe/profile/profile_reader.h"
 
+#include "outside_samples.h"
+#include "ppe/core/ppe_writer.h"
 #include "ppe/profile/text_fields.h"
 #include "thread_records.h"
 
@@ -372,7 +374,7 @@ namespace {
         return keys;
     }
 
-    std::optional<std::string> checkHeader(std::string_view firstLine)
+    std::optional<std::string> checkHeader(std::string_view firstLine, uint32_t& versionRead)
     {
         auto fields = splitFields(firstLine);
         if (!fields || fields->size() != 2 || (*fields)[0] != "ppe-profile")
@@ -383,6 +385,7 @@ namespace {
         if (*version > kReaderVersion)
             return "format version " + (*fields)[1] + " is newer than this ppeout understands ("
                 + std::to_string(kReaderVersion) + ")";
+        versionRead = uint32_t(*version);
         return std::nullopt;
     }
 
@@ -469,6 +472,9 @@ namespace {
                 if (!m_seen.count(key))
                     return Error { m_file, 0, "missing '" + key + "' line" };
             }
+            // Version 2: the samples outside the monitored object as they were taken, attributed here.
+            if (m_profile.version >= kRawOutsideVersion)
+                detail::attributeOutside(m_profile, m_outside);
             if (std::string problem = checkConsistency(m_profile); !problem.empty())
                 return Error { m_file, 0, problem };
             return std::move(m_profile);
@@ -478,9 +484,8 @@ namespace {
         // The first line is checked before anything else is read: a file that is no profile ends here.
         std::optional<Error> header(std::string_view line)
         {
-            if (auto problem = checkHeader(line.substr(0, 64)))
+            if (auto problem = checkHeader(line.substr(0, 64), m_profile.version))
                 return error(1, *problem);
-            m_profile.version = 1;
             return std::nullopt;
         }
 
@@ -497,6 +502,10 @@ namespace {
             if ((*fields)[0] == "end" && fields->size() == 1) {
                 m_ended = true;
                 return std::nullopt;
+            }
+            if (m_profile.version >= kRawOutsideVersion) {
+                if (auto problem = detail::takeOutsideRecord(*fields, m_outside))
+                    return problem->empty() ? std::nullopt : std::optional(error(number, *problem));
             }
             auto handler = handlers().find((*fields)[0]);
             if (handler == handlers().end())
@@ -516,6 +525,7 @@ namespace {
         static constexpr size_t kBinaryCheckBytes = 4096;
         std::string m_file;
         Profile m_profile;
+        detail::OutsideSamples m_outside; // version 2's raw records, attributed at the end
         std::set<std::string> m_seen;
         bool m_ended = false;
         bool m_binsSeen = false; // the first bin line went the general way (m_seen has "bin")

@@ -31,7 +31,7 @@ imports=$("$(dirname "$0")/check_imports.sh" "$prefix/lib/libppe.so" "$prefix/li
 cp "$program" "$prefix/prog"
 out=$("$prefix/bin/ppe" -o "$prefix/run.ppe" "$prefix/prog" 1000003 2>&1)
 grep -q "ppe: output file is $prefix/run.ppe" <<<"$out" || fail "installed launcher did not profile: $out"
-head -1 "$prefix/run.ppe" | grep -qx "ppe-profile 1" || fail "no profile written"
+head -1 "$prefix/run.ppe" | grep -qx "ppe-profile 2" || fail "no profile written"
 # A program compiled against the installed header and linked with the installed archive.
 cat >"$prefix/api.c" <<'C'
 #include <ppe.h>

@@ -33,5 +33,5 @@ for f in lib/libppe.so lib/libppe.a include/ppe.h include/ppe.f90 bin/ppe; do
 done
 [ -e "$work/prefix/bin/ppeout" ] && fail "ppeout was built without the formatter"
 out=$("$work/prefix/bin/ppe" -o "$work/run.ppe" "$program" 1000003 2>&1) || fail "launcher: $out"
-head -1 "$work/run.ppe" | grep -qx "ppe-profile 1" || fail "no profile written: $out"
+head -1 "$work/run.ppe" | grep -qx "ppe-profile 2" || fail "no profile written: $out"
 echo "collector-only build OK: libppe, ppe.h, ppe.f90 and the launcher without LLVM, fmt, Fortran, gold, lld or mold"

@@ -115,8 +115,8 @@ namespace {
 
     TEST(ProfileReader, NewerVersionIsRefused)
     {
-        expectError(withLine(1, "ppe-profile 2"), 1, "newer");
-        expectError(withLine(1, "ppe-profile 2"), 1, "version 2");
+        expectError(withLine(1, "ppe-profile 3"), 1, "newer");
+        expectError(withLine(1, "ppe-profile 3"), 1, "version 3");
     }
 
     TEST(ProfileReader, BadVersion)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ppe/core/mechanism.h"
+#include "ppe/core/pc_table.h"
 #include "ppe/core/profile_record.h"
 
 #include <cstddef>
@@ -64,6 +65,32 @@ struct ScanSummary {
     uint64_t costNs = 0; // CPU time the collector thread spent scanning
 };
 
+struct LiveMappings; // live_file.h
+
+// An object dlclose unloaded, with its samples by file offset (collector/src/retired_objects.h).
+struct RetiredObjectRecord {
+    const char* path;
+    const uint8_t* buildId;
+    uint32_t buildIdSize;
+};
+
+// The samples outside the monitored object as they were taken (format version 2): the PCs with
+// their counts, the executable mappings with the build ids of their files (as the live file keeps
+// them), and the objects unloaded meanwhile. The reader attributes them to categories and objects.
+struct RawOutside {
+    const LiveMappings* mappings = nullptr; // nullptr: none could be read
+    const PcSlot* pcs = nullptr; // slots of count 0 are skipped
+    size_t pcCount = 0;
+    const RetiredObjectRecord* retired = nullptr;
+    size_t retiredCount = 0;
+    const ObjectCountRecord* retiredHits = nullptr; // object: an index into `retired`
+    size_t retiredHitCount = 0;
+};
+
+// The version of a profile with raw outside samples: their records, the counts without them, and
+// blocked places outside the image as run-time addresses.
+inline constexpr uint32_t kRawOutsideVersion = 2;
+
 struct ProfileOutput {
     const ProfileRecord* record = nullptr;
     const uint32_t* bins = nullptr; // record->layout.count counters
@@ -76,6 +103,7 @@ struct ProfileOutput {
     const BlockedRecord* blocked = nullptr; // sorted by decreasing ns
     size_t blockedCount = 0;
     const ScanSummary* scan = nullptr; // nullptr: blocked threads were not sampled
+    const RawOutside* raw = nullptr; // non-null: version 2, `objects` and `hits` are empty
 };
 
 // Bytes of the buffer writeProfile() formats into.
@@ -90,8 +118,9 @@ int writeProfile(int fd, const ProfileOutput& output, char* buffer, size_t buffe
 int writeProfile(int fd, const ProfileOutput& output);
 
 // Achieved sample rate in millihertz: timer ticks per active wall second (the posix-timer
-// mechanism), else samples per active CPU second (both modes). 0 when nothing was active.
-uint64_t achievedRateMilliHz(const ProfileRecord& record);
+// mechanism), else samples per active CPU second (both modes), `rawSamples` (in no count of the
+// record) included. 0 when nothing was active.
+uint64_t achievedRateMilliHz(const ProfileRecord& record, uint64_t rawSamples = 0);
 // Requested rate in millihertz from the 100 ns interval.
 uint64_t requestedRateMilliHz(uint64_t interval);
 

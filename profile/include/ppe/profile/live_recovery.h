@@ -13,8 +13,8 @@ namespace ppe {
 // "killed" or, when the process that wrote it still runs (same pid, start time and boot),
 // status "checkpoint" and end-reason "still running". Times run to the last sample in ns; the
 // CPU time is the collector thread's last record (cpu-time-as-of); PCs outside the range are
-// named by the executable mappings the collector thread kept, as the collector's writer names
-// them (object_attribution.h), or counted unknown in a file without them. What the caller
+// written raw with the executable mappings the collector thread kept that hold them (format
+// version 2), for the reader to name as it names a collector's, or unknown in a file without them. What the caller
 // should tell the user (still running, CPU time as of when) goes to `notes`. Errors name the file.
 Result<std::string> recoverLiveFile(const std::string& path, std::vector<std::string>* notes = nullptr);
 

@@ -11,8 +11,9 @@
 
 namespace ppe {
 
-// The newest format version this reader understands.
-inline constexpr uint32_t kReaderVersion = 1;
+// The newest format version this reader understands (2: the collector's samples outside the
+// monitored object raw, attributed by the reader).
+inline constexpr uint32_t kReaderVersion = 2;
 
 // What one profile may claim, well above what the collector and ppe-arc write (a line: the command
 // line escaped; bins: the largest histogram PPE_MEM allows; threads, blocked places, objects, their
