@@ -25,6 +25,7 @@ seeds() { # the fixture folder that seeds TARGET (replay.sh's)
     gdb_remote) echo "$data/gdb-remote" ;;
     live_file) echo "$here/corpus/live_file" ;; # live files are made by runs (README.md here)
     arc_instruction) echo "$here/corpus/arc_instruction" ;; # code from ARC builds (README.md here)
+    arc_text) echo "$here/corpus/arc_text" ;; # call graphs and core profiles (README.md here)
   esac
 }
 
@@ -65,7 +66,7 @@ report() { # report TARGET: 0 when it found nothing
   return 1
 }
 
-targets=(listing link_map profile elf gdb_remote live_file arc_instruction)
+targets=(listing link_map profile elf gdb_remote live_file arc_instruction arc_text)
 for target in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do
     wait -n || true

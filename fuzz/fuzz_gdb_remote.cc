@@ -93,6 +93,11 @@ static void accessTarget(std::string_view text)
         [&] { (void)access.insertBreakpoint(0x3000, 2); },
         [&] { (void)access.removeBreakpoint(0x3000, 2); },
         [&] { (void)access.monitor("arc get-aux-reg 0x254"); },
+        [&] { // --mode running: a register read while the target runs, stops queued before its answer
+            if (control.resume())
+                (void)session.readRegisterRunning(1);
+            (void)session.incoming(Clock::now());
+        },
     };
     const std::size_t count = sizeof accesses / sizeof accesses[0];
     for (std::size_t i = text.empty() ? 0 : static_cast<unsigned char>(text[0]) % count; i < count; ++i)

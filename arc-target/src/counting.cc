@@ -13,13 +13,24 @@ namespace {
 
     double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-    // Zeroes and configures the counters while the target stands stopped, then runs them.
-    gdbremote::Status prepare(Pct& pct, const std::vector<uint32_t>& conditions, CountIn where)
+    // Zeroes and configures the counters while the target stands stopped (each limited to the
+    // range asked, its enable bit read back), then runs them.
+    gdbremote::Status prepare(Pct& pct, const std::vector<uint32_t>& conditions, const CountRequest& request)
     {
+        if (request.range && !request.profile)
+            return Error { "", 0, "range counting is off: no core profile names the bit that enables it" };
+        if (request.range && request.profile->pctBuild && *request.profile->pctBuild != pct.build().bits)
+            return Error { "", 0,
+                "the core profile is for core " + request.profile->core + " (pct-build "
+                    + std::to_string(*request.profile->pctBuild) + "), not this core (PCT_BUILD "
+                    + std::to_string(pct.build().bits) + ")" };
         gdbremote::Status done = pct.stop();
         done = done ? pct.clear() : done;
-        for (unsigned counter = 0; done && counter < conditions.size(); ++counter)
-            done = pct.configure(counter, conditions[counter], where);
+        for (unsigned counter = 0; done && counter < conditions.size(); ++counter) {
+            done = pct.configure(counter, conditions[counter], request.where);
+            if (done && request.range)
+                done = pct.limitToRange(counter, request.range->low, request.range->high, *request.profile);
+        }
         return done ? pct.start() : done;
     }
 
@@ -97,7 +108,7 @@ Result<CountResult> countEvents(
     Result<std::vector<uint32_t>> conditions = conditionsOf(pct, request.events);
     if (!conditions)
         return conditions.error();
-    if (gdbremote::Status ready = prepare(pct, *conditions, request.where); !ready)
+    if (gdbremote::Status ready = prepare(pct, *conditions, request); !ready)
         return ready.error();
     CountResult result;
     const Clock::time_point start = Clock::now();

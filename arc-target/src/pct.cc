@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace ppe::arc {
 
@@ -17,7 +18,7 @@ namespace {
     PctBuild decodeBuild(uint32_t bits)
     {
         // v:8, s:2, i:1, r:5, c:8, m:8 from bit 0 (the Linux driver's struct arc_reg_pct_build).
-        return { bits & 0xFF, (bits >> 16) & 0xFF, 32 + 16 * ((bits >> 8) & 3), ((bits >> 10) & 1) != 0 };
+        return { bits & 0xFF, (bits >> 16) & 0xFF, 32 + 16 * ((bits >> 8) & 3), ((bits >> 10) & 1) != 0, bits };
     }
 
 } // namespace
@@ -96,6 +97,32 @@ gdbremote::Status Pct::configure(unsigned counter, uint32_t condition, CountIn w
              std::pair { aux::kPctCountH, 0u } }) {
         if (gdbremote::Status written = m_aux->write(address, value); !written)
             return written;
+    }
+    return std::monostate {};
+}
+
+gdbremote::Status Pct::limitToRange(unsigned counter, uint32_t low, uint32_t high, const CoreProfile& profile)
+{
+    if (high < low || (!profile.rangeEndInclusive && high == 0xFFFFFFFFu))
+        return Error { "", 0, "an empty or impossible PC range" };
+    gdbremote::Status done = select(counter);
+    done = done ? m_aux->write(aux::kPctRangeL, low) : done;
+    done = done ? m_aux->write(aux::kPctRangeH, profile.rangeEndInclusive ? high : high + 1) : done;
+    Result<uint32_t> before = done ? m_aux->read(profile.rangeRegister) : Result<uint32_t>(done.error());
+    const uint32_t bit = 1u << profile.rangeBit;
+    done = before ? m_aux->write(profile.rangeRegister, *before | bit) : before.error();
+    Result<uint32_t> after = done ? m_aux->read(profile.rangeRegister) : Result<uint32_t>(done.error());
+    if (!after)
+        return after.error();
+    if (!(*after & bit)) {
+        char values[64];
+        std::snprintf(values, sizeof(values), "wrote 0x%x, read back 0x%x", *before | bit, *after);
+        const std::optional<std::string_view> name = auxName(profile.rangeRegister);
+        return Error { "", 0,
+            "the core does not keep bit " + std::to_string(profile.rangeBit) + " of "
+                + (name ? std::string(*name) : "aux " + std::to_string(profile.rangeRegister)) + " (" + values
+                + "): range counting is off; the core profile (core " + profile.core
+                + ") is not this core's, or this core counts no ranges" };
     }
     return std::monostate {};
 }

@@ -227,6 +227,9 @@ Result<std::string> chooseMode(Session& session, const std::string& mode)
 {
     if (mode == "all-stop")
         return std::string("all-stop mode (--mode all-stop)");
+    if (mode == "running")
+        return std::string("running mode (--mode running): the PC read with `p` while the target runs, where the "
+                           "server answers then (OpenOCD over JTAG); no stop for a sample");
     if (!session.features().nonStop) {
         if (mode == "non-stop")
             return Error { session.peer(), 0,
@@ -259,17 +262,41 @@ static RemoteRun describeRun(
     run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") read by " + pcStrategyName(p.probe.strategy);
     if (result.nonStop && p.probe.expedited)
         run.pc = p.pc.name + " (regnum " + std::to_string(p.pc.regnum) + ") from the stop notification (expedited)";
-    run.mode = result.nonStop ? "halt-and-read (non-stop: one thread a sample, round-robin)"
-        : result.everyThread  ? "halt-and-read (all-stop: every thread's PC at each stop)"
-                              : "halt-and-read (all-stop: the stopped thread's PC)";
-    run.interrupt = result.nonStop ? "vCont;t:TID (non-stop)" : result.stopMeans;
+    run.mode = result.whileRunning ? "read-while-running (the target never stopped for a sample)"
+        : result.nonStop           ? "halt-and-read (non-stop: one thread a sample, round-robin)"
+        : result.everyThread       ? "halt-and-read (all-stop: every thread's PC at each stop)"
+                                   : "halt-and-read (all-stop: the stopped thread's PC)";
+    run.interrupt = result.nonStop ? "vCont;t:TID (non-stop)"
+        : result.whileRunning      ? "none while sampling; " + result.stopMeans + " once, to detach"
+                                   : result.stopMeans;
     run.command = r.command;
     run.pid = p.pid;
     return run;
 }
 
+// Running mode: no stop; what each read took.
+static std::string readingNote(const SamplingResult& result)
+{
+    SamplingResult reads;
+    reads.stopSeconds = result.readSeconds;
+    reads.wallSeconds = result.wallSeconds;
+    const Intrusion r = intrusionOf(reads);
+    char text[320];
+    std::snprintf(text, sizeof text,
+        "%llu samples read while the target ran, 0 stops, in %.3f s (%llu ticks missed); a read took %.3f ms "
+        "(p90 %.3f ms)",
+        static_cast<unsigned long long>(result.samples), result.wallSeconds,
+        static_cast<unsigned long long>(result.missed), r.mean * 1e3, r.p90 * 1e3);
+    std::string out = text;
+    if (result.programSignals)
+        out += "; " + std::to_string(result.programSignals) + " stops for the program's own signals, passed on";
+    return out;
+}
+
 static std::string intrusionNote(const SamplingResult& result)
 {
+    if (result.whileRunning)
+        return readingNote(result);
     const Intrusion in = intrusionOf(result);
     char text[320];
     std::snprintf(text, sizeof text,
@@ -318,6 +345,7 @@ static void sampleInto(TargetControl& control, PcReader& reader, const SampleReq
     (void)server; // the control's fallback signals it
     options.stop = &stop;
     options.everyThread = r.everyThread;
+    options.whileRunning = r.mode == "running";
     // The library list is read again at the end and, at most ten times a second, when a PC lies
     // outside the image (perhaps in a library loaded since).
     const uint64_t imageStart = profile->imageStart(), imageEnd = profile->imageEnd();
@@ -399,6 +427,12 @@ SampleOutcome runSampling(const SampleRequest& r, const std::atomic<bool>& stop)
         return out;
     }
     p.probe = *probe;
+    if (r.mode == "running" && !probe->registerPacket) {
+        out.error = session->peer() + ": --mode running reads the PC with `p`, and this server has no `p` ("
+            + probe->registerPacketNote + ")";
+        endAfterRefusal(control, server);
+        return out;
+    }
     if (p.qemuUser) // it ignores 0x03 while the guest runs: a short program would end during the wait
         control.interruptByteIgnored();
     out.notes.push_back(p.modeNote);

@@ -61,6 +61,7 @@ namespace {
         Result<Wake> runUntil(Clock::time_point when);
         Result<StopReply> interruptTarget();
         Status sampleOnce(bool last);
+        Status sampleRunning();
         Status readThreads(const StopReply& stop, bool last);
         void count(uint64_t pc, bool last);
         Status ownStop();
@@ -202,6 +203,22 @@ namespace {
         return next;
     }
 
+    // Running mode: the PC read while the target runs. A stop that came before the answer is the
+    // target's own (taken at the next wait), an end too.
+    Status Loop::sampleRunning()
+    {
+        const Clock::time_point asked = Clock::now();
+        auto pc = m_reader.readRunning();
+        if (!pc) {
+            auto stopped = m_session.incoming(Clock::now());
+            return stopped && *stopped ? ownStop() : Status(pc.error());
+        }
+        m_result.readSeconds.push_back(seconds(Clock::now() - asked));
+        m_sample(*pc);
+        ++m_result.samples;
+        return std::monostate {};
+    }
+
     // Non-stop: the next thread in turn; the list is read again when a round is over and it is
     // older than threadListAge, or a thread had gone. "" when the target has no thread.
     Result<std::string> Loop::nextThread()
@@ -330,7 +347,9 @@ SamplingResult Loop::run()
 {
     m_start = Clock::now();
     m_result.nonStop = m_session.nonStop();
-    m_result.everyThread = !m_result.nonStop && m_options.everyThread && m_reader.readsAnyThread();
+    m_result.whileRunning = !m_result.nonStop && m_options.whileRunning;
+    m_result.everyThread
+        = !m_result.nonStop && !m_result.whileRunning && m_options.everyThread && m_reader.readsAnyThread();
     const Clock::time_point begin = m_start, end = m_start + m_options.duration;
     const bool timed = m_options.duration.count() > 0;
     Status status = m_control.resume();
@@ -356,7 +375,7 @@ SamplingResult Loop::run()
             status = ownStop();
             continue;
         }
-        status = m_result.nonStop ? sampleThread(last) : sampleOnce(last);
+        status = m_result.nonStop ? sampleThread(last) : m_result.whileRunning ? sampleRunning() : sampleOnce(last);
         if (m_result.detached)
             m_result.end = stopAsked() ? SamplingEnd::Interrupted : SamplingEnd::Duration;
         if (m_result.stopSeconds.size() == 1 && k == 1 && !m_result.nonStop) {

@@ -5,6 +5,7 @@
 #include "counter_commands.h"
 
 #include "control_commands.h"
+#include "inject_command.h"
 #include "ppe/arc/call_counts.h"
 #include "ppe/arc/counting.h"
 #include "ppe/arc/image_check.h"
@@ -14,7 +15,10 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -28,6 +32,10 @@ namespace {
 
 struct CounterRequest {
     std::string remote, journal, transcript, events, where = "both", elf, functions, graph, spawn, dot;
+    std::string range, profilePath; // count --range, --core-profile
+    std::string method = "breakpoint", scratch; // calls --method, --scratch
+    unsigned depth = 64; // calls --method inject: saved returns per function
+    std::optional<CoreProfile> profile;
     double durationSeconds = 0, threshold = 1;
     unsigned batch = 8;
 };
@@ -65,11 +73,65 @@ ppe::Result<CountRequest> countRequestOf(const CounterRequest& r)
     return request;
 }
 
+// --range LO-HI: two addresses (hex with 0x, or decimal), both counted; nullopt for anything else.
+std::optional<PcRange> addressRange(const std::string& text)
+{
+    const size_t dash = text.find('-');
+    if (dash == std::string::npos || dash == 0 || dash + 1 == text.size())
+        return std::nullopt;
+    PcRange range;
+    for (auto [part, value] :
+        { std::pair { text.substr(0, dash), &range.low }, { text.substr(dash + 1), &range.high } }) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = std::strtoull(part.c_str(), &end, 0);
+        if (!std::isdigit(static_cast<unsigned char>(part[0])) || *end || errno || n > 0xFFFFFFFFull)
+            return std::nullopt;
+        *value = uint32_t(n);
+    }
+    return range;
+}
+
+ppe::Result<std::vector<ElfFunction>> namedFunctions(const CounterRequest& r);
+
+// --range: LO-HI, or the bytes of a function of --elf's symbol table at the load bias the target shows.
+ppe::Result<PcRange> rangeOf(Attachment& a, const CounterRequest& r)
+{
+    if (std::optional<PcRange> numbers = addressRange(r.range)) {
+        if (numbers->high < numbers->low)
+            return ppe::Error { "", 0, "--range " + r.range + ": the end is below the start" };
+        return *numbers;
+    }
+    CounterRequest one = r;
+    one.functions = r.range;
+    ppe::Result<std::vector<ElfFunction>> function = namedFunctions(one);
+    if (!function)
+        return function.error();
+    const ElfFunction& f = function->front();
+    if (f.size == 0)
+        return ppe::Error { r.elf, 0, "the symbol " + f.name + " has no size: give --range LO-HI" };
+    ppe::Result<ElfImage> elf = readElfImage(r.elf);
+    ppe::Result<uint64_t> bias = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
+    if (!bias)
+        return bias.error();
+    const uint64_t low = f.address + *bias, high = low + f.size - 1;
+    if (high > 0xFFFFFFFFu)
+        return ppe::Error { r.elf, 0, f.name + " lies beyond 32-bit addresses: not an ARC program" };
+    return PcRange { uint32_t(low), uint32_t(high) };
+}
+
 int count(Pct& pct, Attachment& a, const CounterRequest& r, const std::atomic<bool>& stop)
 {
     ppe::Result<CountRequest> request = countRequestOf(r);
     if (!request)
         return controlFail(request.error().str());
+    if (!r.range.empty()) {
+        ppe::Result<PcRange> range = rangeOf(a, r);
+        if (!range)
+            return controlFail(range.error().str());
+        request->range = *range;
+        request->profile = r.profile;
+    }
     ppe::Result<CountResult> result = countEvents(a.control, pct, *request, &stop);
     if (!result)
         return controlFail(result.error().str());
@@ -77,6 +139,10 @@ int count(Pct& pct, Attachment& a, const CounterRequest& r, const std::atomic<bo
     for (const EventCount& e : result->counts)
         std::printf("%-12s %20llu\n", e.event.c_str(), static_cast<unsigned long long>(e.count));
     std::printf("ran %.3f s; ended: %s\n", result->seconds, result->end.c_str());
+    if (request->range)
+        std::printf("counted only at PCs 0x%x-0x%x (%s): bit %u of %s, from the core profile of %s, read back set\n",
+            request->range->low, request->range->high, r.range.c_str(), r.profile->rangeBit,
+            std::string(auxName(r.profile->rangeRegister).value_or("the register")).c_str(), r.profile->core.c_str());
     return 0;
 }
 
@@ -107,6 +173,9 @@ void printCalls(const CallCountResult& result, bool counted)
             std::printf(" %20llu", static_cast<unsigned long long>(f.inclusive));
         std::printf("\n");
     }
+    std::printf("method: breakpoints (two stops of the core per call; %.3f ms of the run a stop, the program's own "
+                "time included)\n",
+        result.stops ? result.seconds * 1000 / double(result.stops) : 0.0);
     std::printf("%llu breakpoint stops, %llu program signals passed on; ran %.3f s; ended: %s\n",
         static_cast<unsigned long long>(result.stops), static_cast<unsigned long long>(result.programSignals),
         result.seconds, result.end.c_str());
@@ -135,6 +204,8 @@ ppe::Result<Pct> startCounter(AuxRegisters* aux, const std::string& event)
 // `calls`: counts by breakpoints; with --event, the first counter counts it between entries and returns.
 int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>& aux, const std::atomic<bool>& stop)
 {
+    if (r.method == "inject")
+        return injectCalls(a, { r.elf, r.functions, r.scratch, r.durationSeconds, r.depth }, stop);
     ppe::Result<std::vector<ElfFunction>> functions = namedFunctions(r);
     if (!functions)
         return controlFail(functions.error().str());
@@ -280,6 +351,42 @@ int run(const std::string& command, const CounterRequest& r, const std::atomic<b
     return closeAttachment(a, r.transcript, command.c_str(), status);
 }
 
+// What is wrong with the command line before anything is attached to, or "".
+std::string checkRequest(const std::string& command, const CounterRequest& r)
+{
+    if (r.remote.empty())
+        return command + " needs --remote HOST:PORT";
+    if (command == "count" && r.events.empty())
+        return "count needs --event NAME,... (ppe-arc conditions lists them)";
+    if (command == "descend" && (r.elf.empty() || r.events.empty() || r.events.find(',') != std::string::npos))
+        return "descend needs --elf PROG and one --event NAME";
+    if (command == "descend" && !(r.threshold > 0 && r.threshold <= 100))
+        return "--threshold: a percentage above 0 and at most 100";
+    if (command == "calls" && (r.elf.empty() || r.functions.empty()))
+        return "calls needs --elf PROG and --function NAME,...";
+    if (command == "calls" && r.method != "breakpoint" && r.method != "inject")
+        return "--method " + r.method + ": not breakpoint or inject";
+    if (command == "calls" && r.method == "inject" && r.scratch.empty())
+        return "--method inject needs a scratch region the program can write and run, for the trampolines: "
+               "--scratch SYMBOL or ADDR:SIZE (without one, count by breakpoints: --method breakpoint)";
+    if (!r.scratch.empty() && r.method != "inject")
+        return "--scratch is --method inject's option";
+    if (command == "calls" && r.method == "inject" && !r.events.empty())
+        return "--method inject counts calls only: an --event is counted with --method breakpoint";
+    if (command == "calls" && r.method == "inject" && (r.depth == 0 || r.depth > 65536))
+        return "--depth: from 1 to 65536 saved returns";
+    if (command == "calls" && r.events.find(',') != std::string::npos)
+        return "calls counts one --event at a time";
+    if (!r.range.empty() && command != "count")
+        return "--range is count's option";
+    if (!r.range.empty() && r.profilePath.empty())
+        return "range counting is off: the bit that enables PCT_RANGEL/H is in no public document; give "
+               "--core-profile FILE naming it for this core (docs/user-guide.md, \"Range counting\")";
+    if (!r.range.empty() && !addressRange(r.range) && r.elf.empty())
+        return "--range " + r.range + ": a function needs --elf PROG (or give LO-HI)";
+    return "";
+}
+
 } // namespace
 
 int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
@@ -297,11 +404,20 @@ int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
     add("in", po::value(&r.where)->value_name("WHERE"), "count: both (default), user or kernel mode");
     add("elf", po::value(&r.elf)->value_name("PROG"), "calls, descend: the program's executable (its symbols)");
     add("function", po::value(&r.functions)->value_name("NAME,..."), "calls: the functions whose calls are counted");
+    add("method", po::value(&r.method)->value_name("breakpoint|inject"),
+        "calls: by breakpoints (any server; two stops per call), or by code injection (writable code; no stop)");
+    add("scratch", po::value(&r.scratch)->value_name("SYMBOL|ADDR:SIZE"),
+        "calls --method inject: memory the program can write and run, for the trampolines and counters");
+    add("depth", po::value(&r.depth)->value_name("N"), "calls --method inject: the deepest recursion hooked (64)");
     add("graph", po::value(&r.graph)->value_name("FILE"),
         "descend: the call graph (CALLER -> CALLEE lines); default: the --elf's code");
     add("threshold", po::value(&r.threshold)->value_name("PERCENT"), "descend: the share worth measuring (1)");
     add("batch", po::value(&r.batch)->value_name("N"), "descend: functions with breakpoints in one run (8)");
     add("spawn", po::value(&r.spawn)->value_name("CMD"), "descend: start the server anew for each run (one command)");
+    add("range", po::value(&r.range)->value_name("FUNC|LO-HI"),
+        "count: only while the PC is in the function (of --elf) or the addresses (needs --core-profile)");
+    add("core-profile", po::value(&r.profilePath)->value_name("FILE"),
+        "count --range: the core's profile, naming the bit that enables the range (docs/user-guide.md)");
     add("dot", po::value(&r.dot)->value_name("FILE"), "descend: the call graph with the counts, in Graphviz DOT");
     po::variables_map vm;
     try {
@@ -311,17 +427,13 @@ int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
         return controlFail(std::string(e.what()) + " (see ppe-arc --help)");
     }
     const std::string command = argv[1];
-    if (r.remote.empty())
-        return controlFail(command + " needs --remote HOST:PORT");
-    if (command == "count" && r.events.empty())
-        return controlFail("count needs --event NAME,... (ppe-arc conditions lists them)");
-    if (command == "descend" && (r.elf.empty() || r.events.empty() || r.events.find(',') != std::string::npos))
-        return controlFail("descend needs --elf PROG and one --event NAME");
-    if (command == "descend" && !(r.threshold > 0 && r.threshold <= 100))
-        return controlFail("--threshold: a percentage above 0 and at most 100");
-    if (command == "calls" && (r.elf.empty() || r.functions.empty()))
-        return controlFail("calls needs --elf PROG and --function NAME,...");
-    if (command == "calls" && r.events.find(',') != std::string::npos)
-        return controlFail("calls counts one --event at a time");
+    if (const std::string wrong = checkRequest(command, r); !wrong.empty())
+        return controlFail(wrong);
+    if (!r.profilePath.empty()) {
+        ppe::Result<CoreProfile> profile = readCoreProfile(r.profilePath);
+        if (!profile)
+            return controlFail(profile.error().str());
+        r.profile = std::move(*profile);
+    }
     return run(command, r, stop);
 }

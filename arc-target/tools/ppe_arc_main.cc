@@ -50,8 +50,9 @@ po::options_description describe(SampleRequest& r)
         "start the server with this shell command (so that it can be sent SIGINT if it ignores 0x03)");
     add("baseline", po::bool_switch(&r.baseline),
         "with --spawn: run the program once unsampled first, and print how much longer the sampled run took");
-    add("mode", po::value(&r.mode)->value_name("all-stop|non-stop|auto")->default_value(r.mode),
-        "non-stop: a sample stops one thread, the others run on; auto: non-stop where the server offers it");
+    add("mode", po::value(&r.mode)->value_name("all-stop|non-stop|running|auto")->default_value(r.mode),
+        "non-stop: a sample stops one thread, the others run on; running: the PC read while the target runs, "
+        "no stop (a server that answers then: OpenOCD); auto: non-stop where the server offers it");
     add("threads", po::value<std::string>()->value_name("all|stopped")->default_value("all"),
         "all-stop mode: read every thread's PC at each stop, or only the stopped thread's");
     add("mem", po::value(&r.memPages)->value_name("PAGES")->default_value(r.memPages),
@@ -68,7 +69,8 @@ void usage(const po::options_description& options)
 {
     std::cout
         << "usage: ppe-arc sample --remote HOST:PORT --elf PROG [--interval MS] [--duration S] [-o OUT.ppe]\n"
-           "                      [--tdesc FILE] [--spawn 'CMD ...' [--baseline]] [--mode all-stop|non-stop|auto]\n"
+           "                      [--tdesc FILE] [--spawn 'CMD ...' [--baseline]]\n"
+           "                      [--mode all-stop|non-stop|running|auto]\n"
            "Samples the program counter of a program through its debug server (the GDB remote serial\n"
            "protocol: gdbserver, QEMU's -g stub, OpenOCD, nSIM, ...): stops it on a jittered schedule, reads\n"
            "the PC, lets it run again. Writes a .ppe profile for ppeout. Sampling ends with --duration,\n"
@@ -82,9 +84,13 @@ void usage(const po::options_description& options)
            "       ppe-arc conditions --remote HOST:PORT\n"
            "Lists the ARC performance counters' countable conditions by name.\n"
            "       ppe-arc count --remote HOST:PORT --event NAME,... [--duration S] [--in user|kernel]\n"
-           "Counts the named conditions over a run; the counters are put back as they were found.\n"
+           "                     [--range FUNC|LO-HI --core-profile FILE [--elf PROG]]\n"
+           "Counts the named conditions over a run (with --range, only while the PC is in it: the core\n"
+           "profile names the bit that enables it); the counters are put back as they were found.\n"
            "       ppe-arc calls --remote HOST:PORT --elf PROG --function NAME,... [--event NAME] [--duration S]\n"
-           "Counts calls of functions by breakpoints (with --event, their inclusive counts too).\n"
+           "                     [--method breakpoint|inject --scratch SYMBOL|ADDR:SIZE [--depth N]]\n"
+           "Counts calls of functions by breakpoints (with --event, their inclusive counts too), or by\n"
+           "code injection where the code can be written (trampolines in the scratch region, no stops).\n"
            "       ppe-arc descend --remote HOST:PORT [--spawn CMD] --elf PROG --event NAME [--graph FILE]\n"
            "                       [--threshold PERCENT] [--batch N] [--dot FILE]\n"
            "Inclusive counts of the functions worth it, a batch per run, pruning by their callers' counts.\n\n"
@@ -120,8 +126,8 @@ std::optional<SampleRequest> parse(int argc, char** argv)
         fail("--interval " + std::to_string(r.intervalMs) + ": not from 0.05 to 60000 ms");
     if (!(r.durationSeconds >= 0))
         fail("--duration: not a number of seconds");
-    if (r.mode != "all-stop" && r.mode != "non-stop" && r.mode != "auto")
-        fail("--mode " + r.mode + ": not all-stop, non-stop or auto");
+    if (r.mode != "all-stop" && r.mode != "non-stop" && r.mode != "running" && r.mode != "auto")
+        fail("--mode " + r.mode + ": not all-stop, non-stop, running or auto");
     const std::string threads = vm["threads"].as<std::string>();
     if (threads != "all" && threads != "stopped")
         fail("--threads " + threads + ": not all or stopped");

@@ -55,6 +55,19 @@ Result<std::uint64_t> PcReader::viaRegisterPacket()
     return value(*reply, "p");
 }
 
+Result<std::uint64_t> PcReader::readRunning()
+{
+    auto reply = m_session.readRegisterRunning(m_pc.regnum);
+    if (!reply)
+        return reply.error();
+    if (reply->empty())
+        return Error { m_session.peer(), 0, "no `p` packet: the PC cannot be read while the target runs" };
+    if (reply->size() == 3 && reply->front() == 'E')
+        return Error { m_session.peer(), 0,
+            "the server refused to read the PC while the target runs (" + *reply + ")" };
+    return value(*reply, "p");
+}
+
 Result<std::uint64_t> PcReader::viaAllRegisters(std::size_t* replyBytes)
 {
     auto reply = m_session.readRegisters();

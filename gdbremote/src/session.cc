@@ -48,7 +48,7 @@ Status Session::fill(Clock::time_point deadline)
 
 Result<bool> Session::incoming(Clock::time_point deadline)
 {
-    if (m_nonStop && (!m_pendingStops.empty() || !m_notifications.empty()))
+    if (!m_pendingStops.empty() || (m_nonStop && !m_notifications.empty()))
         return true;
     while (m_events.empty()) {
         if (auto filled = fill(deadline); !filled)

@@ -251,4 +251,29 @@ Status Session::kill()
     return std::monostate {};
 }
 
+Result<std::string> Session::readRegisterRunning(unsigned regnum)
+{
+    if (auto sent = send("p" + hexNumber(regnum)); !sent)
+        return sent.error();
+    const Clock::time_point until = deadline();
+    for (;;) {
+        auto reply = receive(until);
+        if (!reply)
+            return error("no answer to a register read while the target runs (" + reply.error().message
+                + "): this server reads a stopped target only");
+        if (consoleOutput(*reply))
+            continue;
+        // A register's hex text never starts with one of these.
+        if (reply->empty() || std::string_view("TSWX").find(reply->front()) == std::string_view::npos)
+            return reply;
+        auto stop = parseStopReply(*reply);
+        if (!stop)
+            return reply;
+        const bool ended = stop->ended();
+        m_pendingStops.push_back(std::move(*stop)); // the target stopped before the answer
+        if (ended) // an answer may never come
+            return error("the target ended before the register was read");
+    }
+}
+
 } // namespace ppe::gdbremote

@@ -7,11 +7,17 @@
 #include "ppe/arc/aux_registers.h"
 #include "ppe/arc/counting.h"
 #include "ppe/arc/pct.h"
+#include "ppe/arc/sampler.h"
+#include "ppe/gdbremote/pc_reader.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <thread>
+#include <vector>
 
 using namespace ppe::arc;
 using namespace ppe::arc::sim;
@@ -214,3 +220,57 @@ TEST(SimTarget, RangeCountingGivesTheCyclesRunInsideAFunction)
 }
 
 } // namespace
+
+// Running mode (ppe-arc sample --mode running): the PC read with `p` while the core runs, as OpenOCD
+// reads it over JTAG. The core is never stopped for a sample, and the samples spread over the
+// functions as the machine's steps do (the server answers between slices of `sliceSteps`
+// instructions, a prime so that no loop of the tree keeps one phase; each slice's wall time alike).
+TEST(SimTarget, SamplingWhileRunningNeverStopsTheCoreAndReadsTheStepShares)
+{
+    ATTACH(c, Personality::OpenOcd, true, 13);
+    auto truth = SimTarget::load({ PPE_ARC_SIM_CALLS, PPE_ARC_SIM_TREE, {} });
+    ASSERT_TRUE(truth) << truth.error().str();
+    Machine& machine = (*truth)->machine();
+    std::map<std::string, double> steps;
+    double allSteps = 0;
+    while (!machine.ended()) {
+        if (const TreeFunction* f = machine.functionAt(machine.pc())) {
+            steps[f->name] += 1;
+            allSteps += 1;
+        }
+        machine.step(true);
+    }
+    ppe::gdbremote::PcReader reader(*c->session, *c->description->pc());
+    ASSERT_TRUE(reader.probe());
+    std::atomic<bool> stop { false };
+    SamplerOptions options;
+    options.interval = std::chrono::microseconds(1000);
+    options.duration = std::chrono::seconds(60); // a bound: the end's PC ends it first
+    options.whileRunning = true;
+    options.seed = 7;
+    options.stop = &stop;
+    std::vector<uint64_t> pcs;
+    const uint64_t end = machine.startAddress() + 4; // where the core halts once main returned
+    const SamplingResult result = sample(*c->control, reader, options, [&](uint64_t pc) {
+        pcs.push_back(pc);
+        stop = stop || pc == end;
+    });
+    EXPECT_TRUE(result.whileRunning);
+    EXPECT_TRUE(result.stopSeconds.empty()) << "a stop for a sample";
+    // Every read but the last was answered while the core ran (the last one found it halted at the end).
+    EXPECT_LE(result.samples - c->server->stats().readsWhileRunning, 1u);
+    EXPECT_EQ(c->server->stats().stops, 1u) << "the end's halt only";
+    std::map<std::string, double> hits;
+    double n = 0;
+    for (uint64_t pc : pcs)
+        if (const TreeFunction* f = machine.functionAt(uint32_t(pc))) {
+            hits[f->name] += 1;
+            n += 1;
+        }
+    ASSERT_GT(n, 300) << result.samples << " samples, " << result.error;
+    for (const auto& [name, count] : steps) {
+        const double p = count / allSteps;
+        EXPECT_NEAR(hits[name] / n, p, 4 * std::sqrt(p * (1 - p) / n) + 1e-9)
+            << name << ": " << hits[name] << " of " << n << " samples, " << count << " of " << allSteps << " steps";
+    }
+}

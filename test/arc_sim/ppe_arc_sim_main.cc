@@ -1,6 +1,7 @@
 // ppe-arc-sim: the simulated ARC target (a STAND-IN for tests, README.md) as a program: listens on
-// 127.0.0.1 at a free port, prints the port on stdout, then the PCT state, serves one connection,
-// prints the PCT state again. SIGINT stops the running machine as it stops qemu-arc's guest.
+// 127.0.0.1 at a free port, prints the port on stdout, then the PCT state, serves one connection
+// (or --connections N, one after another), prints the PCT state again after each. SIGINT stops the running machine as
+// it stops qemu-arc's guest.
 #include "rsp_server.h"
 
 #include <csignal>
@@ -44,8 +45,8 @@ int usage(const char* message)
 {
     std::fprintf(stderr,
         "ppe-arc-sim: %s\nusage: ppe-arc-sim --elf ARC-EXECUTABLE --tree CALL-TREE [--personality "
-        "openocd|qemu|gdbserver] [--no-pct-feature] [--busy] [--port N] [--range-bit N] [--slice-steps N] [--slice-us "
-        "N]\n",
+        "openocd|qemu|gdbserver] [--no-pct-feature] [--busy] [--port N] [--range-bit N] [--connections N] "
+        "[--slice-steps N] [--slice-us N]\n",
         message);
     return 2;
 }
@@ -55,6 +56,7 @@ struct Options {
     ppe::arc::sim::ServerOptions server;
     bool busy = false;
     uint16_t port = 0; // a free one
+    unsigned connections = 1;
 };
 
 // The options; -1 when they are right, else the exit status (after the usage).
@@ -79,6 +81,8 @@ int parse(int argc, char** argv, Options& o)
             return usage("the personality is openocd, qemu or gdbserver");
         else if (arg == "--range-bit")
             o.target.pct.rangeEnableBit = unsigned(std::strtoul(value, nullptr, 0));
+        else if (arg == "--connections")
+            o.connections = unsigned(std::strtoul(value, nullptr, 0));
         else if (arg == "--port")
             o.port = uint16_t(std::strtoul(value, nullptr, 0));
         else if (arg == "--slice-steps")
@@ -117,8 +121,11 @@ int main(int argc, char** argv)
         makeBusy(**loaded);
     std::printf("%u\n", unsigned(*listening));
     printState(**loaded);
-    ppe::gdbremote::Status served = rsp.serve();
-    printState(**loaded);
+    ppe::gdbremote::Status served = std::monostate {};
+    for (unsigned i = 0; served && i < o.connections; ++i) {
+        served = rsp.serve();
+        printState(**loaded);
+    }
     if (!served) {
         std::fprintf(stderr, "ppe-arc-sim: %s\n", served.error().str().c_str());
         return 1;

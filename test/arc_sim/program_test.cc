@@ -9,12 +9,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -24,7 +28,8 @@ struct Program {
     FILE* out = nullptr;
     int status = -1;
 
-    explicit Program(std::vector<std::string> args)
+    // `errorsToo`: stderr into the same pipe (a message the test reads).
+    explicit Program(std::vector<std::string> args, bool errorsToo = false)
     {
         int pipes[2];
         if (::pipe(pipes) != 0)
@@ -32,6 +37,8 @@ struct Program {
         pid = ::fork();
         if (pid == 0) {
             ::dup2(pipes[1], 1);
+            if (errorsToo)
+                ::dup2(pipes[1], 2);
             ::close(pipes[0]);
             std::vector<char*> argv;
             for (std::string& a : args)
@@ -254,4 +261,163 @@ TEST(SimProgram, BadInputIsOneLineNamingTheFile)
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
 }
 
+// ppe-arc count --range (PCT_RANGEL/H, the enable bit from a core profile) against ppe-arc-sim
+// whose PCT model keeps bit 24 of PCT_CONFIG as the range's: a function's crun equals the cycles the
+// machine ran inside it, a LO-HI range another's, and the PCT (left busy by another user) is put
+// back as found.
+TEST(SimProgram, PpeArcRangeCountEqualsTheCyclesRunInsideAFunction)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, PPE_ARC_SIM_TREE, {} });
+    ASSERT_TRUE(truth) << truth.error().str();
+    ppe::arc::sim::Machine& machine = (*truth)->machine();
+    ASSERT_EQ(machine.run(1ull << 32, true), ppe::arc::sim::Machine::Event::Ended);
+    const std::string profile
+        = tempFile("sim.profile", "# the simulated target\ncore sim-hs38\nrange-enable pct_config 24\n");
+    const auto& fact = machine.tree().functions.at(machine.tree().find("fact"));
+    char factRange[64];
+    std::snprintf(factRange, sizeof(factRange), "0x%x-0x%x", fact.address, fact.address + fact.size - 1);
+    for (const std::string& range : { std::string("shared"), std::string(factRange) }) {
+        Program sim(
+            { PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--busy", "--range-bit", "24" });
+        const std::string port = sim.line(), before = sim.line();
+        Program arc({ PPE_ARC, "count", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--event",
+            "crun,iall", "--range", range, "--core-profile", profile, "--elf", PPE_ARC_SIM_CALLS, "--duration", "60" });
+        const std::string table = arc.rest();
+        EXPECT_EQ(arc.wait(), 0) << table;
+        const uint64_t inside = machine.cyclesIn(range == "shared" ? "shared" : "fact");
+        EXPECT_GT(inside, 0u);
+        EXPECT_EQ(cell(table, "crun", 0), inside) << range << "\n" << table;
+        EXPECT_LT(cell(table, "iall", 0), machine.totals().instructions) << table;
+        EXPECT_NE(
+            table.find("bit 24 of pct_config, from the core profile of sim-hs38, read back set"), std::string::npos)
+            << table;
+        EXPECT_EQ(sim.line(), before) << "the PCT as found";
+        EXPECT_EQ(sim.wait(), 0);
+    }
+}
+
+// Without a core profile range counting is off (said before anything is attached to); a profile
+// that cannot be read is one line naming the file and line.
+TEST(SimProgram, PpeArcRangeWithoutAGoodProfileIsOff)
+{
+    Program none({ PPE_ARC, "count", "--remote", "127.0.0.1:1", "--event", "crun", "--range", "0x100-0x1ff" }, true);
+    const std::string said = none.rest();
+    const int status = none.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+    EXPECT_EQ(said.rfind("ppe-arc: error: range counting is off: ", 0), 0u) << said;
+    EXPECT_NE(said.find("--core-profile FILE"), std::string::npos) << said;
+    EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+    const std::string bad = tempFile("bad.profile", "core x\nrange-enable pct_config 18\n");
+    Program damaged({ PPE_ARC, "count", "--remote", "127.0.0.1:1", "--event", "crun", "--range", "0x100-0x1ff",
+                        "--core-profile", bad },
+        true);
+    const std::string line = damaged.rest();
+    EXPECT_EQ(damaged.wait(), 1 << 8) << line;
+    EXPECT_EQ(line,
+        "ppe-arc: error: " + bad
+            + ":2: range-enable: bit 18 of pct_config is the condition or the "
+              "user/kernel bits\n");
+}
+
+// A profile whose bit the core does not keep (the model's is 24, the profile says 23) is refused
+// after the read-back, saying so, and the PCT is left as found.
+TEST(SimProgram, PpeArcRangeRefusesABitTheCoreDoesNotKeep)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    const std::string profile = tempFile("other.profile", "core other-core\nrange-enable pct_config 23\n");
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--busy", "--range-bit", "24" });
+    const std::string port = sim.line(), before = sim.line();
+    Program arc({ PPE_ARC, "count", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--event", "crun",
+                    "--range", "shared", "--core-profile", profile, "--elf", PPE_ARC_SIM_CALLS },
+        true);
+    const std::string said = arc.rest();
+    EXPECT_EQ(arc.wait(), 1 << 8) << said;
+    EXPECT_NE(said.find("ppe-arc: error: the core does not keep bit 23 of pct_config (wrote 0x800002, read back "
+                        "0x2): range counting is off; the core profile (core other-core) is not this core's"),
+        std::string::npos)
+        << said;
+    EXPECT_EQ(sim.line(), before) << "the PCT as found";
+}
+
+// The journal's lines naming `reg`.
+int journalled(const std::string& journal, const std::string& reg)
+{
+    std::ifstream in(journal);
+    int n = 0;
+    for (std::string line; std::getline(in, line);)
+        n += line.rfind("register " + reg + " ", 0) == 0;
+    return n;
+}
+
+// ppe-arc count --range killed with SIGKILL while the target runs, its counters limited to the range:
+// `ppe-arc restore` with the journal it left puts the PCT back as it was before (a busy one).
+TEST(SimProgram, PpeArcRestoreAfterAKilledRangeCountPutsThePctBack)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    const std::string profile = tempFile("sim.profile", "core sim-hs38\nrange-enable pct_config 24\n");
+    const std::string journal = ::testing::TempDir() + "range.undo";
+    std::remove(journal.c_str());
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--busy", "--range-bit", "24",
+        "--connections", "2", "--slice-steps", "1", "--slice-us", "10000" }); // runs for minutes
+    const std::string port = sim.line(), before = sim.line(), remote = "127.0.0.1:" + port.substr(0, port.size() - 1);
+    Program arc({ PPE_ARC, "count", "--remote", remote, "--journal", journal, "--event", "crun", "--range", "shared",
+        "--core-profile", profile, "--elf", PPE_ARC_SIM_CALLS, "--duration", "600" });
+    // Started: PCT_CONTROL written twice (stopped, then run), after the range and its bit.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (journalled(journal, "pct_control") < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(journalled(journal, "pct_control"), 2) << "ppe-arc count never started its counters";
+    EXPECT_GE(journalled(journal, "pct_rangel"), 1);
+    ::kill(arc.pid, SIGKILL);
+    arc.wait();
+    const std::string killed = sim.line();
+    EXPECT_NE(killed, before) << "the killed run changed the PCT";
+    EXPECT_NE(killed.find("config0=16777218"), std::string::npos) << "crun (2) with bit 24: " << killed;
+    Program restore({ PPE_ARC, "restore", "--journal", journal, "--remote", remote });
+    const std::string said = restore.rest();
+    EXPECT_EQ(restore.wait(), 0) << said;
+    EXPECT_EQ(sim.line(), before) << "the PCT as found, after restore";
+    EXPECT_EQ(sim.wait(), 0);
+}
+
 } // namespace
+
+// ppe-arc sample --mode running: on an OpenOCD-like server the PC is read while the core runs, and
+// the profile says that no stop was made for a sample; on a gdbserver-like one (no `p`) it is
+// refused in one line, the program run on.
+TEST(SimProgram, PpeArcSampleInRunningModeMakesNoStop)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    const std::string out = ::testing::TempDir() + "arc_sim_running.ppe";
+    std::remove(out.c_str());
+    {
+        Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--slice-steps", "13" });
+        const std::string port = sim.line();
+        Program arc({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf",
+                        PPE_ARC_SIM_CALLS, "--mode", "running", "--interval", "2", "--duration", "0.5", "-o", out },
+            true);
+        const std::string said = arc.rest();
+        EXPECT_EQ(arc.wait(), 0) << said;
+        EXPECT_NE(said.find("running mode (--mode running)"), std::string::npos) << said;
+        EXPECT_TRUE(std::regex_search(said, std::regex(R"(\d{2,} samples read while the target ran, 0 stops)")))
+            << said;
+        std::ifstream profile(out);
+        const std::string text((std::istreambuf_iterator<char>(profile)), {});
+        EXPECT_NE(text.find("intrusion-stops 0\n"), std::string::npos) << text.substr(0, 1500);
+        EXPECT_NE(text.find("read-while-running"), std::string::npos) << text.substr(0, 1500);
+    }
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--personality", "gdbserver" });
+    const std::string port = sim.line();
+    Program arc({ PPE_ARC, "sample", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf",
+                    PPE_ARC_SIM_CALLS, "--mode", "running", "-o", out + ".refused" },
+        true);
+    const std::string said = arc.rest();
+    const int status = arc.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << said;
+    EXPECT_NE(said.find("--mode running reads the PC with `p`, and this server has no `p`"), std::string::npos) << said;
+}

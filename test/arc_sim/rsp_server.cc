@@ -47,6 +47,13 @@ Result<uint16_t> RspServer::listen(uint16_t port)
 
 gdbremote::Status RspServer::serve()
 {
+    if (m_fd >= 0) // a connection before this one (ppe-arc-sim --connections): a new session
+        ::close(m_fd);
+    // As OpenOCD halts the core when GDB attaches: the machine stands where the last one left it.
+    m_decoder = gdbremote::PacketDecoder();
+    m_ackMode = true;
+    m_awaitingAck = m_running = m_done = false;
+    m_lastSent.clear();
     m_fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
     if (m_fd < 0)
         return Error { "", 0, std::string("accept: ") + std::strerror(errno) };

@@ -38,7 +38,8 @@ public:
 
     // Listens on 127.0.0.1 at `port` (0: a free one); the port.
     Result<uint16_t> listen(uint16_t port = 0);
-    // Accepts one connection and serves it until `D`, `k` or its end.
+    // Accepts one connection and serves it until `D`, `k` or its end; called again, the next one,
+    // the machine and the PCT as the last left them, halted.
     gdbremote::Status serve();
     // What SIGINT to the server does (qemu's stubs stop the guest on it): async-signal-safe.
     void interruptFromOutside() { m_outside.store(true); }

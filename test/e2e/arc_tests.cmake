@@ -55,14 +55,24 @@ if(PPE_ARC_GCC)
     DEPENDS ${calls_src} COMMENT "arc_calls.c for ARC HS")
   list(APPEND split_cross ${PPE_CALLS_ARC})
 endif()
+# arc_inject.c: the same functions on pages the program makes writable, for code injection
+# (arc_inject_test.cc).
+set(PPE_INJECT_ARC "")
+if(PPE_ARC_GCC)
+  set(PPE_INJECT_ARC ${CMAKE_CURRENT_BINARY_DIR}/inject.arc)
+  set(inject_src ${CMAKE_CURRENT_SOURCE_DIR}/arc_inject.c)
+  add_custom_command(OUTPUT ${PPE_INJECT_ARC} COMMAND ${PPE_ARC_GCC} -g -O2 ${inject_src} -o ${PPE_INJECT_ARC}
+    DEPENDS ${inject_src} COMMENT "arc_inject.c for ARC HS")
+  list(APPEND split_cross ${PPE_INJECT_ARC})
+endif()
 add_executable(ppe_arc_calls arc_calls.c)
 target_compile_options(ppe_arc_calls PRIVATE -O2 -g)
 ppe_gnu_built(ppe_arc_calls)
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
 add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc arc_restore_test.cc arc_qemu_bias_test.cc
-  arc_calls_test.cc)
-target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile GTest::gtest_main)
+  arc_calls_test.cc arc_inject_test.cc)
+target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile ppe_arc GTest::gtest_main)
 add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross ppe_arc_loop ppe_arc_calls)
 target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_ARC="$<TARGET_FILE:ppe-arc>"
@@ -71,6 +81,7 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_MATHLIB="$<TARGET_FILE:mathlib>"
   PPE_LOOP_NATIVE="$<TARGET_FILE:ppe_arc_loop>"
   PPE_CALLS_NATIVE="$<TARGET_FILE:ppe_arc_calls>" PPE_CALLS_ARC="${PPE_CALLS_ARC}"
+  PPE_INJECT_ARC="${PPE_INJECT_ARC}"
   PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}" PPE_SHAPES_ARC="${PPE_SHAPES_ARC}"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"
   PPE_QEMU_AARCH64="$<$<BOOL:${PPE_QEMU_AARCH64}>:${PPE_QEMU_AARCH64}>"

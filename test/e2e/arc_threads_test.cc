@@ -201,13 +201,13 @@ TEST(ArcThreads, NonStopAttachedToARunningJob)
 TEST(ArcThreads, ModeAndThreadsMistakesAreOneLineErrors)
 {
     for (auto [option, value, message] :
-        { std::tuple { "--mode", "sideways", "--mode sideways: not all-stop, non-stop or auto" },
+        { std::tuple { "--mode", "sideways", "--mode sideways: not all-stop, non-stop, running or auto" },
             std::tuple { "--threads", "some", "--threads some: not all or stopped" } }) {
         RunResult r = runProgram({ PPE_ARC, "sample", "--remote", "127.0.0.1:1", "--elf", PPE_THREADS, option, value });
         EXPECT_TRUE(r.exited && r.status == 1) << r.err;
         EXPECT_EQ(r.err, std::string("ppe-arc: error: ") + message + "\n");
     }
     RunResult help = runProgram({ PPE_ARC, "--help" });
-    EXPECT_NE(help.out.find("--mode all-stop|non-stop|auto"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("--mode all-stop|non-stop|running|auto"), std::string::npos) << help.out;
     EXPECT_NE(help.out.find("--threads all|stopped"), std::string::npos) << help.out;
 }

@@ -180,6 +180,59 @@ TEST(Sampler, AStallEndsWithTheSamplesSoFar)
     EXPECT_EQ(run.result.samples, 1u);
 }
 
+// Running mode (--mode running): each sample is a `p` while the target runs, and nothing stops it.
+SamplerOptions whileRunning()
+{
+    SamplerOptions options = stoppedThreadOnly();
+    options.whileRunning = true;
+    return options;
+}
+
+TEST(Sampler, RunningModeReadsThePcWithoutAStop)
+{
+    Sampled run = sampleOver(opening()
+            + Script { client("c"), client("p1"), server("10100000"), client("p1"), server("20100000"), client("p1"),
+                server("W00") },
+        whileRunning());
+    EXPECT_EQ(run.peer, "");
+    EXPECT_EQ(run.result.end, SamplingEnd::TargetExited);
+    EXPECT_TRUE(run.result.whileRunning);
+    EXPECT_EQ(run.pcs, (std::vector<uint64_t> { 0x1010, 0x1020 }));
+    EXPECT_TRUE(run.result.stopSeconds.empty());
+    EXPECT_EQ(run.result.readSeconds.size(), 2u);
+    EXPECT_EQ(intrusionOf(run.result).stops, 0u);
+}
+
+// The target stopped by itself (a breakpoint's SIGTRAP) just before the read was answered: the PC
+// still counts, and the stop is the target's own: it runs again.
+TEST(Sampler, RunningModeTakesAStopBeforeTheAnswerAsTheTargetsOwn)
+{
+    Sampled run = sampleOver(opening()
+            + Script { client("c"), client("p1"), server("T05thread:01;"), server("10100000"), client("c"),
+                client("p1"), server("20100000"), client("p1"), server("W00") },
+        whileRunning());
+    EXPECT_EQ(run.peer, "");
+    EXPECT_EQ(run.result.end, SamplingEnd::TargetExited);
+    EXPECT_EQ(run.pcs, (std::vector<uint64_t> { 0x1010, 0x1020 }));
+    EXPECT_TRUE(run.result.stopSeconds.empty());
+}
+
+// gdbserver and qemu's stubs read nothing while the target runs: one line says so, and the target
+// is stopped and detached, never left stopped.
+TEST(Sampler, RunningModeOnAServerThatReadsOnlyAStoppedTargetIsAnError)
+{
+    Sampled run = sampleOver(opening()
+            + Script { client("c"), client("p1"), clientRaw("\x03"), server("T02thread:01;"), client("D"),
+                server("OK") },
+        whileRunning());
+    EXPECT_EQ(run.peer, "");
+    EXPECT_EQ(run.result.end, SamplingEnd::PeerError);
+    EXPECT_NE(run.result.error.find("no answer to a register read while the target runs"), std::string::npos)
+        << run.result.error;
+    EXPECT_TRUE(run.result.detached);
+    EXPECT_TRUE(run.pcs.empty());
+}
+
 TEST(Sampler, IntrusionFigures)
 {
     SamplingResult r;

@@ -8,7 +8,9 @@
 //  3. an `lr`/`sr` stub injected into the target's code, where code can be written and the core lets
 //     the program use those registers. Not built: in a Linux user-mode program (qemu-arc,
 //     gdbserver on ARC Linux) the PCT registers are privileged and `lr`/`sr` on them trap, so the
-//     probe says so instead.
+//     probe says so instead. Trying would cost the user the session: qemu-arc runs a program's
+//     `lr r0,[lp_start]` but aborts the whole emulator on `lr r1,[0x254]` ("unhandled CPU
+//     exception 0x2"), with no signal a debugger could catch.
 // Every write goes through the undo journal first (the old value), so detach and `ppe-arc restore`
 // put back what was there.
 #pragma once

@@ -2,8 +2,8 @@
 // counters are stopped, zeroed and given their conditions while the target stands stopped, run
 // while it runs, and read once it stops again — at the end of the asked duration (stopped by the
 // target control), when it halts by itself (a bare-metal program's `flag 1` or breakpoint), or at
-// an interrupt. A program that exits (W) takes its counters with it where the server is a process
-// debugger: that is said, not guessed.
+// an interrupt; with a range (`count --range`), only while the PC is in it. A program that exits (W) takes its counters
+// with it where the server is a process debugger: that is said, not guessed.
 #pragma once
 
 #include "ppe/arc/pct.h"
@@ -18,10 +18,19 @@
 
 namespace ppe::arc {
 
+// Run-time PCs, both counted.
+struct PcRange {
+    uint32_t low = 0, high = 0;
+};
+
 struct CountRequest {
     std::vector<std::string> events; // condition names, at most one per counter
     CountIn where = CountIn::Both;
     std::chrono::milliseconds duration { 0 }; // 0: until the target stops by itself
+    // Every counter counts only inside `range`, through the enable bit of `profile` (verified by
+    // read-back before the run: pct.h `limitToRange`).
+    std::optional<PcRange> range;
+    std::optional<CoreProfile> profile;
 };
 
 struct EventCount {

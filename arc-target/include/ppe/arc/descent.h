@@ -22,6 +22,7 @@
 #include <iosfwd>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ppe::arc {
@@ -33,6 +34,7 @@ struct CallGraph {
     std::vector<std::vector<uint32_t>> callers; // the reverse of callees
     std::vector<bool> indirect; // reached in a way the graph does not show
     std::unordered_map<std::string, uint32_t> index; // names -> indices
+    std::unordered_set<uint64_t> edges; // caller << 32 | callee, each once
 
     // The index of `name`, added if new.
     uint32_t function(const std::string& name);

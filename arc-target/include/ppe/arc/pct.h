@@ -12,6 +12,7 @@
 #pragma once
 
 #include "ppe/arc/aux_registers.h"
+#include "ppe/arc/core_profile.h"
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,7 @@ struct PctBuild {
     unsigned counters = 0;
     unsigned counterBits = 32; // 32 + 16 * the size field
     bool interrupts = false;
+    uint32_t bits = 0; // PCT_BUILD as read (a core profile may name it)
 };
 
 struct CountableCondition {
@@ -48,6 +50,10 @@ public:
 
     // Counter `counter` counts `condition` from 0 (the counters must be stopped).
     gdbremote::Status configure(unsigned counter, uint32_t condition, CountIn where = CountIn::Both);
+    // Counter `counter` (configured) counts only at PCs from `low` to `high`, both counted: PCT_RANGEL/H
+    // and the enable bit `profile` names, set and read back. An error, naming the bit and the
+    // profile's core, when the core does not keep the bit (it has none there, or not this one).
+    gdbremote::Status limitToRange(unsigned counter, uint32_t low, uint32_t high, const CoreProfile& profile);
     // Counter `counter` counts nothing (condition 0 is "never" on every core).
     gdbremote::Status disable(unsigned counter);
     gdbremote::Status start();

@@ -22,7 +22,7 @@ struct SampleRequest {
     // --baseline (with spawn): first run the program through a server of its own with no stop, and
     // compare the sampled run's wall time with that one's.
     bool baseline = false;
-    std::string mode = "auto"; // all-stop, non-stop, auto (non-stop where the server offers it)
+    std::string mode = "auto"; // all-stop, non-stop, running (no stop: sampler.h), auto (non-stop where offered)
     bool everyThread = true; // all-stop: every thread's PC at each stop (--threads all), else the stopped one's
     uint64_t memPages = 2048; // histogram budget, 512-byte pages
     uint64_t seed = 0;

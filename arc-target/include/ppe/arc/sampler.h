@@ -5,7 +5,8 @@
 // every thread's PC is read (the thread list, then `Hg` + `p`/`g` each), or only the one that
 // reported the stop. Non-stop mode (the session in it, QNonStop:1): a sample stops ONE thread
 // (`vCont;t:TID`, round-robin over the thread list), reads its PC and runs it again (`vCont;c:TID`)
-// while the others run on.
+// while the others run on. Running mode (whileRunning): where the server reads registers while the
+// core runs (OpenOCD, over JTAG), each sample is a `p` of the PC and the target never stops for one.
 #pragma once
 
 #include "ppe/gdbremote/pc_reader.h"
@@ -40,6 +41,7 @@ struct SamplerOptions {
     // its library list. Its time counts as intrusion.
     std::function<void(bool last, uint64_t pc)> whileStopped;
     bool everyThread = true; // all-stop: every thread's PC at each stop, else the stopped thread's
+    bool whileRunning = false; // all-stop: the PC read while the target runs, no stop (--mode running)
     std::chrono::milliseconds threadListAge { 100 }; // non-stop: the thread list is read again after this
     std::chrono::milliseconds threadStopWait { 1000 }; // non-stop: for one thread's stop (gone when not)
 };
@@ -54,6 +56,8 @@ struct SamplingResult {
     uint64_t samples = 0; // PCs read and counted (several a stop with everyThread)
     bool nonStop = false; // the session was in non-stop mode
     bool everyThread = false; // all-stop and every thread's PC was read at each stop
+    bool whileRunning = false; // every PC was read while the target ran
+    std::vector<double> readSeconds; // running mode: per sample, from the `p` sent to its answer
     uint64_t threadsMax = 0; // the most threads a thread list had
     uint64_t threadsGone = 0; // non-stop: threads listed that had gone when asked to stop
     uint64_t missed = 0; // ticks skipped because the loop was late

@@ -37,6 +37,8 @@ public:
     bool readsAnyThread() const { return m_probe.registerPacket || m_probe.allRegisters; }
     // `thread`'s PC (stopped): `Hg` then `p` or `g`.
     Result<std::uint64_t> readThread(const std::string& thread);
+    // The PC while the target runs, by `p` (Session::readRegisterRunning).
+    Result<std::uint64_t> readRunning();
     // The PC of the thread `stop` reports: expedited in it, else as readThread.
     Result<std::uint64_t> readStopped(const StopReply& stop);
     const RegisterInfo& pcRegister() const { return m_pc; }

@@ -72,6 +72,13 @@ public:
     Result<StopReply> haltReason(); // `?`
     Result<std::string> readRegisters(); // `g`: the reply's hex text ('x' for unavailable bytes)
     Result<std::string> readRegister(unsigned regnum); // `p N`: hex text, "" if unsupported
+    // `p N` while the target runs (all-stop), for a server that answers then (OpenOCD reads ARC
+    // registers over JTAG while the core runs). A stop reply that comes first is kept for
+    // waitForStop (and incoming() says so): the answer still comes, unless the target ended (an
+    // error then, at once). Console output goes to the console callback. An error when nothing
+    // answers within the request timeout (a server that reads only a stopped target: qemu's stubs,
+    // gdbserver).
+    Result<std::string> readRegisterRunning(unsigned regnum);
     // `qXfer:features:read:ANNEX:OFFSET,LENGTH` in chunks until an `l` reply.
     Result<std::string> readFeatureDocument(const std::string& annex);
     // `qXfer:OBJECT:read:ANNEX:...` in chunks ("auxv", "libraries-svr4", ...): the whole object.
@@ -143,7 +150,9 @@ private:
     PacketDecoder m_decoder;
     std::deque<Event> m_events;
     std::deque<std::string> m_notifications;
-    std::deque<StopReply> m_pendingStops; // non-stop: stops vStopped reported after the first
+    // Non-stop: stops vStopped reported after the first; all-stop: a stop that came before the
+    // answer of readRegisterRunning.
+    std::deque<StopReply> m_pendingStops;
     ServerFeatures m_features;
     std::optional<StopReply> m_lastStop;
     SessionStats m_stats;

@@ -1,0 +1,183 @@
+// `ppe-arc calls --method inject` (inject_command.h): the functions and the scratch region named on
+// the command line, the injection run (injection.h), its table and what it cost the target.
+#include "inject_command.h"
+
+#include "ppe/arc/counting.h"
+#include "ppe/arc/image_check.h"
+#include "ppe/arc/injection.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <elf.h>
+#include <fcntl.h>
+#include <sstream>
+#include <unistd.h>
+
+using namespace ppe::arc;
+
+namespace {
+
+constexpr size_t kMostSymbolBytes = 64u << 20;
+
+std::string readAt(int fd, uint64_t offset, size_t size)
+{
+    std::string bytes(size, '\0');
+    const ssize_t got = ::pread(fd, bytes.data(), size, off_t(offset));
+    bytes.resize(got > 0 ? size_t(got) : 0);
+    return bytes;
+}
+
+// The link-time address and size of the data object `name` in the ELF32 little-endian file `path`
+// (an ARC program's .symtab), for --scratch SYMBOL.
+ppe::Result<std::pair<uint32_t, uint32_t>> objectSymbol(const std::string& path, const std::string& name)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ppe::Error { path, 0, std::string("cannot open: ") + std::strerror(errno) };
+    const std::string header = readAt(fd, 0, sizeof(Elf32_Ehdr));
+    Elf32_Ehdr h {};
+    std::memcpy(&h, header.data(), std::min(header.size(), sizeof h));
+    std::string sections
+        = header.size() == sizeof h && header[EI_CLASS] == ELFCLASS32 && h.e_shentsize == sizeof(Elf32_Shdr)
+        ? readAt(fd, h.e_shoff, size_t(h.e_shnum) * sizeof(Elf32_Shdr))
+        : std::string();
+    for (size_t at = 0; at + sizeof(Elf32_Shdr) <= sections.size(); at += sizeof(Elf32_Shdr)) {
+        Elf32_Shdr s {}, strings {};
+        std::memcpy(&s, sections.data() + at, sizeof s);
+        if (s.sh_type != SHT_SYMTAB || (s.sh_link + 1) * sizeof(Elf32_Shdr) > sections.size())
+            continue;
+        std::memcpy(&strings, sections.data() + s.sh_link * sizeof(Elf32_Shdr), sizeof strings);
+        const std::string symbols = readAt(fd, s.sh_offset, std::min<size_t>(s.sh_size, kMostSymbolBytes));
+        const std::string names = readAt(fd, strings.sh_offset, std::min<size_t>(strings.sh_size, kMostSymbolBytes));
+        for (size_t i = 0; i + sizeof(Elf32_Sym) <= symbols.size(); i += sizeof(Elf32_Sym)) {
+            Elf32_Sym sym {};
+            std::memcpy(&sym, symbols.data() + i, sizeof sym);
+            if (ELF32_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF && sym.st_name < names.size()
+                && names.compare(sym.st_name, name.size() + 1, std::string(name.c_str(), name.size() + 1)) == 0) {
+                ::close(fd);
+                return std::pair { uint32_t(sym.st_value), uint32_t(sym.st_size) };
+            }
+        }
+    }
+    ::close(fd);
+    return ppe::Error { path, 0, "no data object " + name + " in its symbol table (for --scratch)" };
+}
+
+// --scratch ADDR:SIZE (run-time), or SYMBOL of the ELF (at the load bias).
+ppe::Result<std::pair<uint32_t, uint32_t>> scratchOf(const InjectRequest& r, uint64_t bias)
+{
+    if (r.scratch.empty())
+        return ppe::Error { "", 0,
+            "code injection needs a scratch region the program can write and run: --scratch SYMBOL or ADDR:SIZE" };
+    const size_t colon = r.scratch.find(':');
+    if (colon == std::string::npos) {
+        auto symbol = objectSymbol(r.elf, r.scratch);
+        if (symbol)
+            symbol->first += uint32_t(bias);
+        return symbol;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long address = std::strtoull(r.scratch.c_str(), &end, 0);
+    const bool addressOk = end == r.scratch.c_str() + colon && !errno && address <= 0xffffffffu;
+    const unsigned long long size = std::strtoull(r.scratch.c_str() + colon + 1, &end, 0);
+    if (!addressOk || *end || errno || size == 0 || address + size > 0x100000000ull)
+        return ppe::Error { "", 0, "--scratch " + r.scratch + ": not SYMBOL or ADDR:SIZE" };
+    return std::pair { uint32_t(address), uint32_t(size) };
+}
+
+ppe::Result<std::vector<ElfFunction>> chosenFunctions(const InjectRequest& r, ElfFunction& main)
+{
+    ppe::Result<std::vector<ElfFunction>> all = readElfFunctions(r.elf);
+    if (!all)
+        return all.error();
+    auto byName = [&](const std::string& name) {
+        return std::find_if(all->begin(), all->end(), [&](const ElfFunction& f) { return f.name == name; });
+    };
+    if (auto found = byName("main"); found != all->end())
+        main = *found;
+    else
+        return ppe::Error { r.elf, 0, "no function main: injection runs from main's entry to its return" };
+    std::vector<ElfFunction> chosen;
+    std::istringstream names(r.functions);
+    for (std::string name; std::getline(names, name, ',');) {
+        auto found = byName(name);
+        if (found == all->end())
+            return ppe::Error { r.elf, 0, "no function " + name + " in its symbol table" };
+        chosen.push_back(*found);
+    }
+    return chosen;
+}
+
+std::string hex(const std::string& bytes)
+{
+    std::string text;
+    char two[3];
+    for (unsigned char c : bytes) {
+        std::snprintf(two, sizeof two, "%02x", c);
+        text += two;
+    }
+    return text;
+}
+
+void printInjected(const InjectionResult& result, const InjectOptions& options)
+{
+    std::printf("%-24s %12s %12s %6s %9s %6s\n", "function", "calls", "returned", "depth", "overflow", "patch");
+    for (const InjectedCalls& f : result.functions)
+        std::printf(
+            "%-24s %12u %12u %6u %9u %6u\n", f.name.c_str(), f.calls, f.returns, f.maxDepth, f.overflow, f.patchSize);
+    for (const InjectedCalls& f : result.functions)
+        std::printf("%s: entry 0x%x, trampoline 0x%x; bytes %s before, %s after removal\n", f.name.c_str(), f.entry,
+            f.trampoline, hex(f.original).c_str(), hex(f.restored).c_str());
+    const unsigned pct = options.action == HookAction::Pct ? 3 : 0;
+    std::printf("method: code injection (trampolines at 0x%x); cost per call: %u instructions at entry and %u at "
+                "return, no stop of the core; %llu breakpoint stops in all\n",
+        options.scratch, kEntryInstructions + pct, kExitInstructions + pct,
+        static_cast<unsigned long long>(result.stops));
+    std::printf("ran %.3f s; ended: %s\n", result.seconds, result.end.c_str());
+}
+
+} // namespace
+
+int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& stop)
+{
+    ElfFunction main;
+    ppe::Result<std::vector<ElfFunction>> functions = chosenFunctions(r, main);
+    if (!functions)
+        return controlFail(functions.error().str());
+    if (a.description.architecture.rfind("arc", 0) != 0)
+        return controlFail("code injection builds ARC code: the target is " + a.description.architecture
+            + " (count by breakpoints: --method breakpoint)");
+    ppe::Result<ElfImage> elf = readElfImage(r.elf);
+    ppe::Result<uint64_t> bias = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
+    if (!bias)
+        return controlFail(bias.error().str());
+    ppe::Result<std::pair<uint32_t, uint32_t>> scratch = scratchOf(r, *bias);
+    if (!scratch)
+        return controlFail(scratch.error().str());
+    InjectOptions options;
+    options.bias = *bias;
+    options.scratch = scratch->first;
+    options.scratchSize = scratch->second;
+    options.capacity = r.capacity;
+    options.action = r.pct ? HookAction::Pct : HookAction::Counters;
+    options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
+    ppe::Result<InjectionResult> result = countCallsByInjection(a.control, a.access, *functions, main, options, &stop);
+    if (!result)
+        return controlFail(result.error().str());
+    printInjected(*result, options);
+    for (int signal = 0;;) { // to its end, the program's own signals passed on: its output is whole
+        if (ppe::gdbremote::Status resumed = a.control.resume(signal); !resumed)
+            return controlFail(resumed.error().str());
+        std::string why;
+        ppe::Result<ppe::gdbremote::StopReply> own = awaitStop(a.control, std::nullopt, &stop, why);
+        if (!own)
+            return controlFail(own.error().str());
+        if (!why.empty() || own->ended())
+            return 0;
+        signal = own->code == 5 ? 0 : own->code;
+    }
+}
