@@ -16,10 +16,25 @@ namespace ppe {
 
 namespace {
 
-    // The scan period is at least 250 times its cost: <= 0.4 % of a CPU. Issue 35: at 1 % real-time
-    // mode cost twice CPU mode's extra CPU; each look stands for the time since the last, so fewer
-    // looks widen the blocked time's errors (seconds / sqrt(looks)) but do not bias it.
+    // The scan period is at least 250 times its cost (<= 0.4 % of a CPU) and 20 sample intervals
+    // (10 ms at 2 kHz). Issue 35: scanning every sample interval, real-time mode cost 2-3 times CPU
+    // mode's extra CPU; each look stands for the time since the last, so fewer looks widen the
+    // blocked time's errors (seconds / sqrt(looks)) but do not bias it.
     constexpr uint64_t kCostShare = 250;
+    constexpr uint64_t kMinIntervals = 20;
+    // A thread found where it was is looked at next after half the scans it has been there (a
+    // wait's end is seen within half its length), and at least once in as many scans as make
+    // kLooksPerScan such looks a scan (a process of up to 8 threads: every scan), at most
+    // kMaxLookScans (0.64 s at 2 kHz). Issue 35: a look costs a few hundred ns a thread, the
+    // cache cold; 1024 idle threads at every scan cost 2-4 ms a second.
+    constexpr uint64_t kLookFraction = 2;
+    constexpr uint64_t kLooksPerScan = 8;
+    constexpr uint64_t kMaxLookScans = 64;
+    // At most this many looks that are only due a scan (about 40 us, the cache cold): the others
+    // wait for the next scan, which starts with them (threads started together come due together;
+    // 1024 of them stretched the period to 80 ms). Beyond 24 x 64 = 1536 threads blocked, each is
+    // looked at less often than every 64 scans.
+    constexpr int kMaxDueLooks = 24;
     constexpr int kMaxScannedThreads = 4096;
     constexpr size_t kStackWords = 512; // how far above the stack pointer a call into the image is sought
     // A longer gap between scans (the process stopped by a debugger) counts as this many periods;
@@ -36,6 +51,26 @@ namespace {
         uint64_t scans = 0;
         uint64_t costNs = 0;
         uint64_t periodSumNs = 0;
+        uint64_t creditNs = 0; // the time all scans so far stood for (a thread's look: since its last)
+        uint64_t index = 0; // scans that credited time; a thread's looks are numbered by it
+        pid_t tids[kMaxScannedThreads] {}; // as last listed
+        ThreadSlot* slots[kMaxScannedThreads] {}; // theirs, found once (the table's hash costs)
+        // Their next look's scan, and whether they were blocked at the last, side by side: a scan
+        // that looks at none of 1024 threads reads 9 KB, not 1024 slots.
+        uint64_t due[kMaxScannedThreads] {};
+        bool blocked[kMaxScannedThreads] {};
+        struct {
+            pid_t tids[kMaxScannedThreads];
+            ThreadSlot* slots[kMaxScannedThreads];
+        } before {}; // the list before the last listing
+        int listed = 0; // how many
+        Initially<bool, true> relist; // list them at the next scan
+        Initially<int, -1> listedCount; // the thread count then
+        uint64_t listedClaims = 0; // threadClaims() then
+        uint64_t onceNs = 0; // the CPU time of this scan's work done once per thread: listing, first looks
+        int dueLooksLeft = 0; // this scan's
+        int resume = 0; // where the next scan starts: the first look put off
+        int putOff = 0; // the first look put off this scan, + 1 (0: none)
         RawBlocked places[kBlockedSlots] {};
         uint32_t used = 0;
         RawBlocked* overflow[2] {}; // one catch-all place per kind once the table is full
@@ -85,6 +120,25 @@ namespace {
 #endif
     }
 
+    // followsCall's answers so far, by address: the words above a blocked thread's stack pointer
+    // that point into the image are mostly the same few (the pool's caller, the program's locks and
+    // condition variables), and each check was a process_vm_readv (issue 35: most of the first look
+    // at each of 1024 new idle threads). The image's code does not change while it is mapped.
+    struct CallCheck {
+        uint64_t address; // 0: none
+        bool call;
+    };
+    constexpr size_t kCallChecks = 256;
+    CallCheck g_callChecks[kCallChecks];
+
+    bool followsCallRemembered(uint64_t ra)
+    {
+        CallCheck& c = g_callChecks[(ra * 0x9e3779b97f4a7c15ull) >> 56];
+        if (c.address != ra)
+            c = CallCheck { ra, followsCall(ra) };
+        return c.call;
+    }
+
     // The first return address into the monitored image above `sp`, 0 when none is found.
     uint64_t callerInImage(uint64_t sp, uint64_t site, uint64_t imageStart, uint64_t imageEnd)
     {
@@ -98,7 +152,7 @@ namespace {
         }
         for (ssize_t i = 0; i < got / ssize_t(sizeof(uintptr_t)); ++i) {
             const uint64_t word = words[i];
-            if (word >= imageStart && word < imageEnd && word != site && followsCall(word))
+            if (word >= imageStart && word < imageEnd && word != site && followsCallRemembered(word))
                 return word;
         }
         return 0;
@@ -171,26 +225,23 @@ namespace {
         return spill;
     }
 
-    // Every thread seen: its name once, its CPU time each scan (the per-thread records). nullptr
-    // when it has no slot or has ended.
-    ThreadSlot* noteThread(pid_t tid)
+    // Adds `ns` (standing for `looks` scans) to place `p`, and to the thread's own total.
+    void add(RawBlocked* p, ThreadSlot* slot, uint64_t ns, uint64_t looks)
     {
-        ThreadSlot* slot = threadSlot(tid);
-        if (!slot || !readThreadCpu(*slot))
-            return nullptr;
-        if (!slot->name[0])
-            readThreadDetails(*slot);
-        return slot;
+        if (!p || !ns)
+            return;
+        std::atomic_ref<uint64_t>(p->ns).fetch_add(ns, std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(p->observations).fetch_add(looks ? looks : 1, std::memory_order_relaxed);
+        if (slot)
+            std::atomic_ref<uint64_t>(slot->blockedNs).fetch_add(ns, std::memory_order_relaxed);
     }
 
-    // Where the thread was found last time, if it has not run since (its CPU time is the same): a
-    // thread that has not run is still blocked at that place, with the same stack (issue 35: the
-    // scan's cost follows the threads that ran, not every thread of the process).
-    RawBlocked* unchangedPlace(const ThreadSlot* slot, pid_t tid)
+    // Where the thread was found at its last look, nullptr when running, unreadable or forgotten.
+    RawBlocked* lastPlace(const ThreadSlot& slot, pid_t tid)
     {
-        if (!slot || !slot->scanPlace || slot->scanPlace > kBlockedSlots || slot->cpuNs != slot->scanCpuNs)
+        if (!slot.scanPlace || slot.scanPlace > kBlockedSlots)
             return nullptr;
-        RawBlocked& p = g_scan.places[slot->scanPlace - 1];
+        RawBlocked& p = g_scan.places[slot.scanPlace - 1];
         return p.observations && p.tid == uint64_t(tid) ? &p : nullptr;
     }
 
@@ -204,36 +255,150 @@ namespace {
         return placeFor(place.syscall, place.pc, caller, uint64_t(tid));
     }
 
-    void credit(pid_t tid, uint64_t elapsedNs, const Histogram& image)
+    // The place of a thread that ran since its last look: none while it is on a CPU (its clock moves
+    // between two reads: no /proc read for a busy thread), else /proc/self/task/TID/syscall.
+    RawBlocked* currentPlace(ThreadSlot& slot, pid_t tid, const Histogram& image)
     {
-        ThreadSlot* slot = noteThread(tid);
-        RawBlocked* p = unchangedPlace(slot, tid);
-        if (!p) {
-            p = readPlace(tid, image);
-            if (slot) { // the CPU time read before the place: a run in between shows next time
-                slot->scanPlace = p ? uint32_t(p - g_scan.places) + 1 : 0;
-                slot->scanCpuNs = slot->cpuNs;
-            }
-            if (!p)
-                return; // running (the sampler's), ended, or unreadable
-        }
-        std::atomic_ref<uint64_t>(p->ns).fetch_add(elapsedNs, std::memory_order_relaxed);
-        std::atomic_ref<uint64_t>(p->observations).fetch_add(1, std::memory_order_relaxed);
-        if (slot)
-            std::atomic_ref<uint64_t>(slot->blockedNs).fetch_add(elapsedNs, std::memory_order_relaxed);
+        const uint64_t before = slot.cpuNs;
+        if (readThreadCpu(slot) && slot.cpuNs != before)
+            return nullptr;
+        return readPlace(tid, image);
     }
 
-    // The next period: at least the sample interval and kCostShare times the mean cost, +-25 %.
+    // Remembers the look of a thread that has been where it is for `waited` scans, and when the
+    // next is due: +-25 % so that threads that started together are not all looked at in one scan.
+    void remember(ThreadSlot& slot, RawBlocked* place, uint64_t waited)
+    {
+        const uint64_t perScan = uint64_t(g_scan.listed) / kLooksPerScan;
+        const uint64_t most = perScan < 1 ? 1 : perScan > kMaxLookScans ? kMaxLookScans : perScan;
+        uint64_t every = waited / kLookFraction;
+        every = every < 1 ? 1 : every > most ? most : every;
+        slot.scanPlace = place ? uint32_t(place - g_scan.places) + 1 : 0;
+        slot.scanCpuNs = slot.cpuNs;
+        slot.scanCreditNs = g_scan.creditNs;
+        slot.scanIndex = g_scan.index;
+        slot.scanDue = g_scan.index + every * 3 / 4 + nextRandom() % (every / 2 + 1);
+    }
+
+    // A look at a thread that ran since the last one (or is new). The last scan period is the place's
+    // where it is found now, as for a thread looked at every scan. Of the time before (when its
+    // looks were further apart) it waited all but its CPU time (the sampler's): at the place it
+    // left, when it waits there again or runs now; when it waits elsewhere it moved at an unknown
+    // moment, and the time is split between the two places.
+    void lookAfterRun(ThreadSlot& slot, pid_t tid, uint64_t elapsed, const Histogram& image)
+    {
+        const uint64_t since = slot.scanIndex ? g_scan.creditNs - slot.scanCreditNs : elapsed;
+        const uint64_t ran = slot.scanIndex ? slot.cpuNs - slot.scanCpuNs : 0;
+        RawBlocked* before = lastPlace(slot, tid);
+        RawBlocked* now = currentPlace(slot, tid, image);
+        add(now, &slot, elapsed, 1);
+        const uint64_t earlier = since > elapsed + ran ? since - elapsed - ran : 0;
+        const uint64_t scans = slot.scanIndex ? g_scan.index - slot.scanIndex - 1 : 0;
+        if (!before || !now || before == now) {
+            add(before ? before : now, &slot, earlier, scans);
+        } else { // it moved at an unknown moment between the two looks
+            add(before, &slot, earlier - earlier / 2, scans - scans / 2);
+            add(now, &slot, earlier / 2, scans / 2);
+        }
+        slot.scanSince = g_scan.index;
+        remember(slot, now, 0);
+    }
+
+    // A thread that ended after its last look: it waited where it was then up to the scan before
+    // this one (it ended since), less the little it ran before its end.
+    void ended(ThreadSlot& slot, pid_t tid, uint64_t elapsed)
+    {
+        if (!slot.scanIndex || slot.scanIndex >= g_scan.index)
+            return;
+        const uint64_t until = g_scan.creditNs - elapsed;
+        if (until > slot.scanCreditNs)
+            add(lastPlace(slot, tid), &slot, until - slot.scanCreditNs, g_scan.index - 1 - slot.scanIndex);
+        slot.scanPlace = 0;
+        slot.scanIndex = g_scan.index;
+        slot.scanCreditNs = g_scan.creditNs;
+    }
+
+    // One thread, when its look is due: one that has not run since its last look (its CPU time is
+    // the same) is still blocked where it was, all the time since: credited exactly, each scan
+    // between counted as an observation (issue 35: the scan's cost follows the threads that ran,
+    // not every thread).
+    void visit(pid_t tid, ThreadSlot* slot, uint64_t elapsed, const Histogram& image)
+    {
+        if (!slot) { // no memory for it: looked at every scan
+            add(readPlace(tid, image), nullptr, elapsed, 1);
+            return;
+        }
+        if (!readThreadCpu(*slot)) {
+            ended(*slot, tid, elapsed);
+            g_scan.relist = true; // the next scan lists the threads again
+            return;
+        }
+        if (!slot->name[0])
+            readThreadDetails(*slot);
+        RawBlocked* before = lastPlace(*slot, tid);
+        if (!slot->scanIndex) { // a new thread: its first look, once, is no measure of the scan's cost
+            const uint64_t start = threadCpuNs();
+            lookAfterRun(*slot, tid, elapsed, image);
+            g_scan.onceNs += threadCpuNs() - start;
+            return;
+        }
+        if (!before || slot->cpuNs != slot->scanCpuNs) {
+            lookAfterRun(*slot, tid, elapsed, image);
+            return;
+        }
+        add(before, slot, g_scan.creditNs - slot->scanCreditNs, g_scan.index - slot->scanIndex);
+        remember(*slot, before, g_scan.index - slot->scanSince);
+    }
+
+    // The threads as last listed, listed again only when the process's thread count changed, a
+    // thread the table did not know took a sample (threadClaims), or a listed one ended.
+    void refreshList(uint64_t elapsed)
+    {
+        const int count = threadCount();
+        if (!g_scan.relist && count >= 0 && count == g_scan.listedCount && threadClaims() == g_scan.listedClaims)
+            return;
+        g_scan.relist = false;
+        const uint64_t start = threadCpuNs();
+        const int before = g_scan.listed > 0 ? g_scan.listed : 0;
+        for (int i = 0; i < before; ++i) { // the threads listed last time, to see which have ended
+            g_scan.before.tids[i] = g_scan.tids[i];
+            g_scan.before.slots[i] = g_scan.slots[i];
+        }
+        g_scan.listed = listThreadsHeld(g_scan.tids, kMaxScannedThreads);
+        if (g_scan.listed < 0) // unreadable now: again next time
+            g_scan.listed = 0, g_scan.relist = true;
+        g_scan.listedCount = count;
+        const pid_t self = serviceThreadId(); // never one of the program's threads in the profile
+        for (int i = 0; i < g_scan.listed; ++i) {
+            // Claimed now: the claims below are the others'.
+            g_scan.slots[i] = g_scan.tids[i] != self ? threadSlot(g_scan.tids[i]) : nullptr;
+            g_scan.due[i] = g_scan.slots[i] ? g_scan.slots[i]->scanDue : 0;
+            g_scan.blocked[i] = false; // looked at when due, whatever the budget
+            if (g_scan.slots[i])
+                g_scan.slots[i]->scanListed = g_scan.index;
+        }
+        for (int i = 0; i < before; ++i) {
+            ThreadSlot* slot = g_scan.before.slots[i];
+            if (slot && slot->scanListed != g_scan.index)
+                ended(*slot, g_scan.before.tids[i], elapsed);
+        }
+        g_scan.listedClaims = threadClaims();
+        g_scan.onceNs += threadCpuNs() - start;
+    }
+
+    // The next period: at least kMinIntervals sample intervals and kCostShare times the mean
+    // cost, +-25 %.
     void reschedule(uint64_t costNs)
     {
         // Half the weight on the last scan: the first scans of many new threads read every place and
-        // cost more than the later ones, which find most threads where they were (unchangedPlace).
+        // cost more than the later ones, which find most threads where they were.
         g_scan.meanCostNs = g_scan.meanCostNs ? (g_scan.meanCostNs + costNs) / 2 : costNs;
         uint64_t period = kCostShare * g_scan.meanCostNs;
         // At most twice the last period: one costly scan (the first reads of many new threads) does
         // not leave the next a long way off, when the next finds them where they were, cheaply.
         period = period < 2 * g_scan.periodNs ? period : 2 * g_scan.periodNs;
-        period = period > g_scan.intervalNs ? period : g_scan.intervalNs;
+        const uint64_t least = kMinIntervals * g_scan.intervalNs;
+        period = period > least ? period : least;
         period = period * 3 / 4 + nextRandom() % (period / 2 + 1);
         g_scan.periodNs = period;
         setServiceJobPeriod(g_scan.job, period);
@@ -250,18 +415,54 @@ namespace {
             || !scanningBlockedThreads())
             return; // paused, or CPU time now (ppe_set): that time is nobody's
         const uint64_t cpuBefore = threadCpuNs();
-        pid_t tids[kMaxScannedThreads];
-        const int count = listThreads(tids, kMaxScannedThreads);
+        g_scan.creditNs += elapsed;
+        ++g_scan.index;
+        g_scan.onceNs = 0;
+        refreshList(elapsed);
         const pid_t self = serviceThreadId();
-        for (int i = 0; i < count; ++i) {
-            if (tids[i] != self)
-                credit(tids[i], elapsed, live->histogram);
+        const int count = g_scan.listed, start = g_scan.resume < count ? g_scan.resume : 0;
+        g_scan.dueLooksLeft = kMaxDueLooks;
+        g_scan.putOff = 0;
+        for (int k = 0; k < count; ++k) {
+            const int i = (start + k) % count;
+            if (g_scan.due[i] > g_scan.index || g_scan.tids[i] == self)
+                continue;
+            if (g_scan.blocked[i] && g_scan.dueLooksLeft-- <= 0) { // only due: put off to the next scan
+                g_scan.putOff = g_scan.putOff ? g_scan.putOff : i + 1;
+                continue;
+            }
+            ThreadSlot* slot = g_scan.slots[i];
+            visit(g_scan.tids[i], slot, elapsed, live->histogram);
+            g_scan.due[i] = slot ? slot->scanDue : 0;
+            g_scan.blocked[i] = slot && slot->scanPlace;
         }
+        g_scan.resume = g_scan.putOff ? g_scan.putOff - 1 : 0;
         const uint64_t cost = threadCpuNs() - cpuBefore;
         g_scan.costNs += cost;
         g_scan.periodSumNs += elapsed;
         ++g_scan.scans;
-        reschedule(cost);
+        // Issue 35: listing 128 new threads and their first looks made the next periods 80-250 ms.
+        reschedule(cost > g_scan.onceNs ? cost - g_scan.onceNs : 0);
+    }
+
+    // Every listed thread not looked at in the last scan is settled now (before a profile is
+    // written), up to the last scan: the time since its last look is the place's it was found at,
+    // less what it ran since (no /proc read: a place found now would have no time).
+    void settle()
+    {
+        for (int i = 0; i < g_scan.listed; ++i) {
+            ThreadSlot* slot = g_scan.slots[i];
+            if (!slot || !slot->scanIndex || slot->scanIndex >= g_scan.index)
+                continue;
+            if (!readThreadCpu(*slot)) {
+                ended(*slot, g_scan.tids[i], 0);
+                continue;
+            }
+            const uint64_t since = g_scan.creditNs - slot->scanCreditNs, ran = slot->cpuNs - slot->scanCpuNs;
+            RawBlocked* place = lastPlace(*slot, g_scan.tids[i]);
+            add(place, slot, since > ran ? since - ran : 0, g_scan.index - slot->scanIndex);
+            remember(*slot, place, g_scan.index - slot->scanSince);
+        }
     }
 
 } // namespace
@@ -285,6 +486,7 @@ bool blockedScanActive() { return g_scan.job >= 0; }
 
 size_t snapshotBlocked(RawBlocked* out, size_t capacity)
 {
+    settle();
     size_t count = 0;
     for (const RawBlocked& p : g_scan.places) {
         const uint64_t seen = std::atomic_ref<const uint64_t>(p.observations).load(std::memory_order_relaxed);
@@ -310,6 +512,8 @@ void clearBlockedScan()
     g_scan.used = 0;
     g_scan.overflow[0] = g_scan.overflow[1] = nullptr;
     g_scan.scans = g_scan.costNs = g_scan.periodSumNs = g_scan.meanCostNs = 0;
+    g_scan.listed = 0;
+    g_scan.relist = true; // the child's threads (its scan numbers go on: the slots may remember the parent's)
     g_scan.lastNs = nowNs(CLOCK_MONOTONIC);
 }
 

@@ -7,11 +7,14 @@
 //
 // The call into the monitored image is found above the stack pointer: the first word that points
 // into the image's code just after a call instruction (read with process_vm_readv, which fails
-// cleanly on unmapped memory). The scan costs one clock_gettime per thread that has not run since
-// the last scan (it is where it was) and one open/read/close per other thread; it runs as often as
-// its cost allows (at most 0.4 % of one CPU, never more often than the sample interval), with random
-// jitter so that it does not beat with periodic waits, and each observation stands for the real time
-// since the previous scan: an unbiased estimate of each place's share of thread time.
+// cleanly on unmapped memory). The scan lists the threads again only when their number changes or
+// a thread it does not know takes a sample; a thread whose CPU time has not moved since its last
+// look is where it was, all that time (one clock_gettime), and is looked at again after half the
+// time it has waited there (at most kMaxLookScans scans apart); a thread that ran is looked at
+// every scan, its place read anew. The scan runs every 20 sample intervals, less often where that
+// would cost more than 0.4 % of one CPU, with random jitter so that it does not beat with periodic
+// waits, and each look stands for the real time since that thread's previous look
+// (docs/user-guide.md says how the blocked time's error follows).
 #pragma once
 
 #include "ppe/core/ppe_writer.h"

@@ -43,7 +43,7 @@ namespace {
         holdLiveDirectory(g_ppe.livePath); // before a chroot of the program's, at the first run
         // Threads that end before the profile is written are seen too; enrolled first, so that the
         // live file's thread copy has them.
-        enrolLiveThreads(serviceThreadId());
+        enrolNewThreads(serviceThreadId());
         refreshLiveState(*g_ppe.live.load(std::memory_order_acquire), phase);
     }
 

@@ -24,6 +24,18 @@ void closeTransient(const Transient& opened);
 // cannot be read. Signal-safe.
 int listThreads(pid_t* out, int capacity);
 
+// The same list and the process's thread count, for the collector thread's periodic work (issue 35:
+// with 1024 idle threads, listing /proc/self/task was most of its cost). On the collector thread
+// with a descriptor table of its own, the folder is held open there (no number of the program's is
+// taken, the program cannot close it; a forked child's or a resumed thread's opens its own) and
+// re-read from its start; elsewhere it is opened for the moment. Signal-safe.
+int listThreadsHeld(pid_t* out, int capacity);
+
+// How many threads the process has now, in O(1): the folder's link count is 2 + its threads (the
+// kernel's proc_task_getattr). -1 when unknown. A caller that keeps a list relists when it changes.
+// Signal-safe.
+int threadCount();
+
 // Reads /proc/self/task/TID/LEAF ("stat", "syscall", "comm") into `text` (NUL-terminated); returns
 // the bytes read, or -1 (the thread has ended, or the file cannot be read). Signal-safe.
 long readTaskFile(pid_t tid, const char* leaf, char* text, size_t size);

@@ -292,5 +292,50 @@ namespace {
         EXPECT_LT(perThread, 10e-6) << profile->scan->scans << " scans cost " << profile->scan->cost << " s";
     }
 
+    // A run of idle_threads with `threads` idle threads: its profile's scan summary and collector
+    // CPU seconds, and the compute's CPU seconds.
+    struct IdleRun {
+        BlockingScan scan;
+        double collector = 0, compute = 0;
+    };
+    IdleRun idleRun(const TempDir& dir, const char* threads, const char* terms)
+    {
+        const RunResult run = runProgram({ PPE_LAUNCHER, "-o", dir.file("c.ppe"), PPE_IDLE_THREADS, threads, terms });
+        EXPECT_EQ(run.status, 0) << run.err;
+        IdleRun r;
+        double wall = 0;
+        EXPECT_EQ(std::sscanf(run.out.c_str(), "compute %lf s cpu %lf s", &wall, &r.compute), 2) << run.out;
+        auto profile = readProfile(dir.file("c.ppe"));
+        EXPECT_TRUE(profile) << profile.error().str();
+        if (profile && profile->scan) {
+            r.scan = *profile->scan;
+            r.collector = profile->collectorCpuTime;
+        }
+        return r;
+    }
+
+    // Issue 35: 1024 idle threads leave the scan's period and cost per second where they are
+    // without them: the scan lists /proc/self/task only when the threads change and looks at a
+    // thread that has not run less and less often (about every 64 scans). Before, every scan listed
+    // and read every thread (5 us each here): the scan's cost held it to 0.4 % of a CPU by
+    // stretching its period from 1-10 ms to about a second, so each thread was looked at once a
+    // second. In CPU time (the machine may be shared), with a tolerance for a loaded machine.
+    TEST(RealTimeIdleThreads, IdleThreadsLeaveTheScanPeriodAndCost)
+    {
+        TempDir dir;
+        const IdleRun none = idleRun(dir, "0", "1500000000");
+        const IdleRun idle = idleRun(dir, "1024", "1500000000");
+        ASSERT_GT(none.scan.scans, 0u);
+        ASSERT_GT(idle.scan.scans, 0u);
+        std::printf("no idle thread: %llu scans every %.1f ms costing %.4f s; 1024: %llu every %.1f ms, %.4f s\n",
+            (unsigned long long)none.scan.scans, none.scan.period * 1e3, none.scan.cost,
+            (unsigned long long)idle.scan.scans, idle.scan.period * 1e3, idle.scan.cost);
+        EXPECT_LT(idle.scan.period, 3 * none.scan.period + 0.005) << "1024 idle threads stretched the scan period";
+        // The first look at each new thread (its place and name read) is once per thread: at most
+        // 50 us each here under load. The rest of the scan's cost is as without idle threads.
+        EXPECT_LT(idle.scan.cost, none.scan.cost * idle.compute / none.compute + 1024 * 50e-6)
+            << "the scan cost " << idle.scan.cost << " s with 1024 idle threads, " << none.scan.cost << " s without";
+    }
+
 } // namespace
 } // namespace ppe::testing
