@@ -4,8 +4,6 @@
  * are calibrated at start to PERIOD_US of CPU time, so the truth is by construction 70:30 of the
  * same instructions (callgrind's counts confirm it; bench/accuracy.sh).
  * Usage: aliasing [SCALE] [PERIOD_US] (1: about 0.5 s here; 500 us = 2 kHz). */
-#include <time.h>
-
 #include "work.h"
 
 volatile unsigned long work_sink = 1;
@@ -14,26 +12,11 @@ MEASURED void alias_a(long n) { WORK(n); }
 MEASURED void alias_b(long n) { WORK(n); }
 MEASURED void calibrate(long n) { WORK(n); }
 
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char** argv)
 {
     double scale = work_arg(argc, argv, 1, 1.0);
     double period = work_arg(argc, argv, 2, 500) * 1e-6;
-    /* The fastest of three 10-million-round runs: the least disturbed by other processes. */
-    double best = 1e9;
-    for (int i = 0; i < 3; i++) {
-        double t0 = cpu_seconds();
-        calibrate(10000000);
-        double t = cpu_seconds() - t0;
-        best = t < best ? t : best;
-    }
-    long per_period = (long)(period / (best / 10000000));
+    long per_period = (long)(period / work_seconds_per_round(calibrate));
     long a = per_period * 7 / 10, b = per_period - a;
     long periods = (long)(0.5 * scale / period);
     for (long p = 0; p < periods; p++) {

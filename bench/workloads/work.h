@@ -5,6 +5,7 @@
 #ifndef PPE_BENCH_WORK_H
 #define PPE_BENCH_WORK_H
 #include <stdlib.h>
+#include <time.h>
 
 #define MEASURED __attribute__((noinline, noipa))
 
@@ -30,5 +31,28 @@ static inline double work_arg(int argc, char** argv, int i, double dflt)
         return dflt;
     double v = atof(argv[i]);
     return v > 0 ? v : dflt;
+}
+
+/* The calling thread's CPU seconds. */
+static inline double work_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds a round of `calibrate` (a MEASURED function running WORK(n)) takes: the fastest of
+ * three 10-million-round runs, the least disturbed by other processes. Run under the sampler, so
+ * that a loop sized by it takes what it asks, sampling included. */
+static inline double work_seconds_per_round(void (*calibrate)(long))
+{
+    double best = 1e9;
+    for (int i = 0; i < 3; i++) {
+        double t0 = work_cpu_seconds();
+        calibrate(10000000);
+        double t = work_cpu_seconds() - t0;
+        best = t < best ? t : best;
+    }
+    return best / 10000000;
 }
 #endif

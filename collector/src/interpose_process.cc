@@ -3,11 +3,19 @@
 // these are the paths that skip atexit). dlclose unmaps an object whose samples are still counted by run-time address:
 // the collector moves them out first (retired_objects.h). Only in libppe.so: in a fully static link these definitions
 // would collide with libc.a's.
+//
+// pthread_create: a new thread keeps for its life the sampling period its creator's perf events
+// have at that moment, and those periods vary (period_dither.h): every thread is created at the
+// asked period. Only here can the collector see thread creation, so only libppe.so varies them.
+#include "period_dither.h"
 #include "process_end.h"
+#include "ring_periods.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdarg>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,17 +28,23 @@ namespace {
 using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
 using DlcloseFn = int (*)(void*);
+using PthreadCreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 // The C library's versions, looked up before main (dlsym is not safe between fork and exec).
 ExecvpeFn g_execvpe = nullptr;
 FexecveFn g_fexecve = nullptr;
 DlcloseFn g_dlclose = nullptr;
+PthreadCreateFn g_pthreadCreate = nullptr;
 
-__attribute__((constructor)) void findRealFunctions()
+// Before the collector's own start (control_api.cc): the rings it opens may then vary their periods.
+__attribute__((constructor(101))) void findRealFunctions()
 {
     g_execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));
     g_fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
     g_dlclose = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+    g_pthreadCreate = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+    if (g_pthreadCreate)
+        ppe::allowPeriodChanges();
 }
 
 [[noreturn]] void exitGroup(int status)
@@ -144,6 +158,22 @@ PPE_EXPORT int dlclose(void* handle)
     if (!g_dlclose)
         return -1;
     return ppe::closeSharedObject(handle, g_dlclose);
+}
+
+PPE_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg)
+{
+    if (!g_pthreadCreate) // called from a constructor that ran before ours
+        g_pthreadCreate = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+    if (!g_pthreadCreate)
+        return EAGAIN;
+    const int saved = errno; // the program sees pthread_create's errno, not the collector's calls
+    ppe::beginThreadCreation();
+    errno = saved;
+    const int error = g_pthreadCreate(thread, attr, start, arg);
+    const int after = errno;
+    ppe::endThreadCreation();
+    errno = after;
+    return error;
 }
 
 PPE_EXPORT int execle(const char* path, const char* arg, ...)

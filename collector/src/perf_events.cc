@@ -222,6 +222,14 @@ int openTransientPerfEvent(perf_event_attr& attr, pid_t tid, int cpu)
     return fd < 0 ? -1 : int(fd);
 }
 
+bool rememberPerfEvent(int fd) { return remember(fd); }
+
+void forgetPerfEvent(int fd)
+{
+    if (Owned* o = entryOf(fd))
+        *o = Owned {};
+}
+
 bool ownsPerfEvent(int fd)
 {
     const Owned* o = entryOf(fd);
@@ -247,6 +255,24 @@ bool closePerfEvent(int fd)
         close(fd);
     *o = Owned {};
     return ours;
+}
+
+void separatePerfContext()
+{
+    perf_event_attr attr {};
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_DUMMY;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    // At the lowest free number for a moment (a placed one costs about ten system calls, and this
+    // runs at every thread creation), and closed only while that number is still a perf event: a
+    // program thread that closed it and opened a file there in between keeps its file.
+    const int fd = openTransientPerfEvent(attr, 0, -1);
+    uint64_t id = 0;
+    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
+        close(fd);
 }
 
 } // namespace ppe

@@ -45,6 +45,14 @@ int openTransientPerfEvent(perf_event_attr& attr, pid_t tid, int cpu);
 inline constexpr const char* perfNoRoom = "no descriptor for perf-task-clock's events that the program could not "
                                           "use (RLIMIT_NOFILE: the hard limit is the soft one, and that is small)";
 
+// Registers a descriptor from openTransientPerfEvent as the collector's (ring_periods.h: one the
+// collector thread's own table will keep); false when it is not a perf event or the table is full.
+bool rememberPerfEvent(int fd);
+
+// Forgets `fd` without closing it: the number is not the collector's in this descriptor table (a
+// forked child's copy, or one only the collector thread's table holds). Signal-safe.
+void forgetPerfEvent(int fd);
+
 // True when `fd` is still the event the collector opened there (its id matches). Signal-safe.
 bool ownsPerfEvent(int fd);
 
@@ -55,5 +63,15 @@ int controlPerfEvent(int fd, unsigned long request, unsigned long arg);
 // Closes `fd` when it is still the collector's event, and forgets it either way; returns whether it
 // was. Signal-safe.
 bool closePerfEvent(int fd);
+
+// Gives the calling thread's perf events a context of their own, after it created a thread that
+// must not share them (the collector's). A thread created after the events are opened gets copies
+// (inherit), and the kernel then treats the two threads' contexts as equivalent: on a context
+// switch from one to the other on a CPU it swaps the contexts instead of switching the events out
+// and in, so the events the collector opened (and whose period it changes, ring_sampler.cc) go on
+// counting the new thread, and the copies count the creator. Adding and removing an event (a
+// disabled dummy) marks the creator's context as changed since the copy, which ends the
+// equivalence. Nothing where perf events are refused. Signal-safe.
+void separatePerfContext();
 
 } // namespace ppe

@@ -4,6 +4,8 @@
 #include "initially.h"
 #include "messages.h"
 #include "perf_events.h"
+#include "period_dither.h"
+#include "ring_periods.h"
 #include "sampler.h"
 #include "service_thread.h"
 
@@ -12,6 +14,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -33,11 +37,15 @@ namespace {
     constexpr uint64_t kChildDeferNs = 20'000'000;
     constexpr uint64_t kChildLongestNs = 1'000'000'000;
 
-    struct SampleRecord { // PERF_SAMPLE_IP | PERF_SAMPLE_TID
+    // PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_PERIOD
+    struct SampleRecord {
         perf_event_header header;
         uint64_t ip;
         uint32_t pid;
         uint32_t tid;
+        uint64_t time; // CLOCK_MONOTONIC (use_clockid): the ring's own event's rate then (ring_periods.h)
+        uint64_t streamId; // the event that took it: the ring's own or one a thread inherited
+        uint64_t period; // an inherited event's (the ring's own one's is stale after a change)
     };
 
     struct LostRecord { // PERF_RECORD_LOST
@@ -49,6 +57,13 @@ namespace {
     struct Ring {
         Initially<int, -1> fd; // -1: none (opened without room for one, or the program closed or replaced it)
         char* base = nullptr; // the metadata page, then dataBytes of ring
+        // The id of the ring's own event, whose period varies: its samples are thinned by the noted
+        // rate, the others by the period they carry (the asked one, but for a thread made while a
+        // creation could not put it back: the collector's own, one whose creator gave up waiting).
+        // By event, not by thread: the kernel swaps the events of two threads whose contexts are
+        // alike (a thread and one it created, before separatePerfContext) on a context switch
+        // between them, and an event may then sample any of them.
+        uint64_t ownId = 0;
     };
 
     struct State {
@@ -56,6 +71,10 @@ namespace {
         std::atomic<int> count { 0 }; // rings published to the drain
         int cpus = 0; // CPUs configured, found at the first opening (sysconf allocates: not in a child)
         uint64_t intervalNs = 0;
+        uint64_t random = 0; // xorshift state of the drain's jitter and the rates' starts
+        uint64_t thinning = 0; // xorshift state of the thinning, used while `draining` is held
+        pid_t opener = 0; // the thread that opened the events (pid 0): their threads are its own and later ones
+        bool forkHooked = false; // beginThreadCreation runs before every fork
         uint64_t dataPages = 0; // per ring, a power of two
         uint64_t dataBytes = 0;
         size_t pageBytes = 0;
@@ -82,7 +101,10 @@ namespace {
     perf_event_attr ringAttr(uint64_t periodNs, bool recent)
     {
         perf_event_attr attr = taskClockAttr(periodNs);
-        attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+        attr.sample_type
+            = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_PERIOD;
+        attr.use_clockid = 1;
+        attr.clockid = CLOCK_MONOTONIC;
         attr.wakeup_events = 0; // nobody polls: the collector thread drains on its own period
         // Forked children inherit the events (no inherit_thread): their first samples land here, held
         // for them (fork_table.h) until they open rings of their own.
@@ -144,6 +166,7 @@ namespace {
             munmap(s.rings[i].base, (1 + s.dataPages) * s.pageBytes);
             closeDescriptor(i, true);
         }
+        forgetRingDescriptors();
     }
 
     uint64_t powerOfTwoAtLeast(uint64_t n)
@@ -167,37 +190,67 @@ namespace {
                                                  : "perf_event_open failed (no software task-clock events?)";
     }
 
+    // Ring `opened`'s descriptor: placed ones stay in the ring; the period changes keep theirs and
+    // handed ones (ring_periods.h); any other is closed, the mapping keeping the event. False when a
+    // handed one cannot be registered (its period could not be put back: the opening fails).
+    bool keepDescriptor(RingDescriptors periods, bool placed, int opened, int fd)
+    {
+        if (periods == RingDescriptors::Placed || (periods == RingDescriptors::Handed && rememberPerfEvent(fd))) {
+            keepRingDescriptor(opened, fd);
+            return true;
+        }
+        if (!placed)
+            close(fd);
+        return periods == RingDescriptors::None;
+    }
+
     // Opens the rings of every online CPU into g_rings (count 0 on entry); 0 or the errno of the
     // first failure, all or none: a CPU without its ring would run threads that are never sampled.
-    int openEach(bool placed)
+    int openEach(RingDescriptors where)
     {
         State& s = g_rings;
         int opened = 0;
+        const bool placed = where == RingDescriptors::Placed;
+        const uint64_t period = openingRingPeriod(s.opener, s.intervalNs, s.random, where); // where: None if fixed
         for (int cpu = 0; cpu < s.cpus; ++cpu) {
-            const int fd = openEvent(cpu, s.intervalNs, placed);
+            const int fd = openEvent(cpu, period, placed);
             if (fd < 0 && errno == ENODEV)
                 continue; // an offline CPU runs nothing
             char* base = fd < 0 ? nullptr : mapRing(fd);
-            const int error = errno;
-            if (fd >= 0 && !placed)
-                close(fd); // the mapping keeps the event: no descriptor stays
-            if (!base) {
-                if (fd >= 0 && placed)
-                    closePerfEvent(fd);
-                releaseRings();
-                return fd < 0 ? error : error == EPERM ? ENOMEM : error; // mmap's EPERM: the locked-memory limit
+            int error = fd < 0 || base ? errno
+                : errno == EPERM       ? ENOMEM
+                                       : errno; // mmap's EPERM: the locked-memory limit
+            uint64_t id = 0;
+            if (base && ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
+                id = 0;
+            if (!base && fd >= 0) {
+                placed ? void(closePerfEvent(fd)) : void(close(fd));
+            } else if (base && !keepDescriptor(where, placed, opened, fd)) {
+                munmap(base, (1 + s.dataPages) * s.pageBytes);
+                base = nullptr;
+                error = ENFILE;
             }
-            s.rings[opened++] = Ring { placed ? fd : -1, base };
+            if (!base) {
+                ringsOpened(opened);
+                releaseRings();
+                return error;
+            }
+            s.rings[opened++] = Ring { placed ? fd : -1, base, id };
             s.count.store(opened, std::memory_order_release);
         }
+        ringsOpened(opened);
         return opened ? 0 : ENODEV;
     }
 
-    // openEach with the descriptors kept high where the descriptor limits leave room, else none.
-    int openEachPlaced()
+    // openEach with the descriptors kept high where the descriptor limits leave room, else handed
+    // to the collector thread's own table when its start is to come (`mayHand`: not in a forked
+    // child, whose restart may not come), else none (ring_periods.h).
+    int openEachPlaced(bool mayHand)
     {
         const bool placed = beginPerfPlacement(g_rings.cpus);
-        const int error = openEach(placed);
+        const int error = openEach(placed                 ? RingDescriptors::Placed
+                : mayHand && ringDescriptorsCanBeHanded() ? RingDescriptors::Handed
+                                                          : RingDescriptors::None);
         if (placed)
             endPerfPlacement();
         return error;
@@ -205,11 +258,11 @@ namespace {
 
     // openEach, with smaller rings while the locked-memory limit refuses them (many processes of
     // one user, each with rings on every CPU, share perf_event_mlock_kb).
-    bool openAll(const char** why)
+    bool openAll(bool mayHand, const char** why)
     {
         State& s = g_rings;
         for (;;) {
-            const int error = openEachPlaced();
+            const int error = openEachPlaced(mayHand);
             if (!error)
                 return true;
             if (error != ENOMEM || s.dataPages == 1) {
@@ -230,7 +283,9 @@ namespace {
     }
 
     struct DrainCounts {
-        uint64_t lost = 0;
+        uint64_t lost = 0; // samples of forked children that could not be held
+        uint64_t ringLost = 0; // samples the kernel could not write, at the rates taken
+        uint64_t taken = 0, thinned = 0; // samples read, and those thinned out of them
         uint64_t foreign = 0;
         uint64_t throttled = 0;
         uint64_t fullest = 0; // bytes found in the fullest ring
@@ -257,20 +312,32 @@ namespace {
     void takeFolded(uintptr_t pc, pid_t, uint64_t weight) { g_rings.hooks.sample(pc, -1, weight); }
 
     // `counted`: false for a ring without a descriptor while the sampler is off (its samples are dropped).
-    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, bool counted, DrainCounts& c)
+    // Whether sample `r` of a ring whose own event is `ownId` stays, thinned back to the asked rate.
+    bool kept(const SampleRecord& r, uint64_t ownId)
+    {
+        State& s = g_rings;
+        const uint32_t excess = r.streamId == ownId ? ringRateExcessAt(r.time) : excessOfPeriod(s.intervalNs, r.period);
+        return keepVariedSample(excess, s.thinning);
+    }
+
+    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, bool counted, uint64_t ownId,
+        DrainCounts& c)
     {
         const State& s = g_rings;
         if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(SampleRecord) && counted) {
             SampleRecord r;
             copyOut(data, mask, at, &r, sizeof(r));
-            if (pid_t(r.pid) != s.pid)
+            ++c.taken;
+            if (!kept(r, ownId))
+                ++c.thinned; // taken above the asked rate (ring_periods.h)
+            else if (pid_t(r.pid) != s.pid)
                 takeOther(r, c);
             else if (!s.hooks.quietThread || pid_t(r.tid) != s.hooks.quietThread())
                 s.hooks.sample(uintptr_t(r.ip), pid_t(r.tid), 1);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
             LostRecord r;
             copyOut(data, mask, at, &r, sizeof(r));
-            c.lost += r.lost;
+            c.ringLost += r.lost;
         } else if (h.type == PERF_RECORD_THROTTLE) {
             ++c.throttled;
         }
@@ -292,7 +359,7 @@ namespace {
             copyOut(data, mask, tail, &h, sizeof(h));
             if (h.size < sizeof(h) || h.size > head - tail)
                 break; // cannot be: the kernel writes whole records
-            take(data, mask, tail, h, counted, c);
+            take(data, mask, tail, h, counted, ring.ownId, c);
             tail += h.size;
         }
         __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -318,8 +385,10 @@ namespace {
             drainRing(s.rings[i], c);
         if (count && s.hooks.sample)
             foldEndedChildren(s.pid, takeFolded);
-        if ((c.lost || c.foreign || c.throttled) && s.hooks.dropped)
-            s.hooks.dropped(c.lost, c.foreign, c.throttled);
+        // Lost samples are thinned as the ones read were (the kernel says not whose they were).
+        const uint64_t lost = c.lost + (c.taken ? c.ringLost * (c.taken - c.thinned) / c.taken : c.ringLost);
+        if ((lost || c.foreign || c.throttled) && s.hooks.dropped)
+            s.hooks.dropped(lost, c.foreign, c.throttled);
         return c;
     }
 
@@ -369,6 +438,7 @@ namespace {
     void drainJob(uint64_t nowNs)
     {
         State& s = g_rings;
+        changeRingPeriods(nowNs); // first: a thread being created may be waiting for it
         if (s.pendingChild) {
             takeOver(nowNs);
             return;
@@ -377,14 +447,14 @@ namespace {
         if (s.fixedPeriodNs)
             return;
         uint64_t period = s.periodNs;
-        if (c.lost || c.fullest * 2 > s.dataBytes)
+        if (c.lost || c.ringLost || c.fullest * 2 > s.dataBytes)
             period = period / 2 < kMinPeriodNs ? kMinPeriodNs : period / 2;
         else if (c.fullest * 8 < s.dataBytes)
             period = period * 2 > longestPeriodNs() ? longestPeriodNs() : period * 2;
-        if (period != s.periodNs) {
-            s.periodNs = period;
-            setServiceJobPeriod(s.job, period);
-        }
+        s.periodNs = period;
+        // +-25 %: the period changes (ditherPeriods) must not come at one phase of a program loop
+        // whose period divides the drain's (a loop of 0.5 ms and drains every 50 ms kept its bias).
+        setServiceJobPeriod(s.job, period * 3 / 4 + nextRandom(s.random) % (period / 2 + 1));
     }
 
 } // namespace
@@ -407,8 +477,14 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
     s.dataBytes = s.dataPages * s.pageBytes;
     s.fixedPeriodNs = size.drainNs;
     s.taking.store(false, std::memory_order_relaxed);
+    s.opener = pid_t(syscall(SYS_gettid));
+    s.random = randomSeed(s.pid, s.opener);
+    s.thinning = randomSeed(s.pid, s.opener + 1);
+    if (!s.forkHooked) // a forked child inherits its parent's periods too: the asked ones
+        s.forkHooked = pthread_atfork(beginThreadCreation, endThreadCreation, endThreadCreation) == 0;
     createForkTable(); // without it, forked children open their rings at once
-    const bool opened = openAll(why);
+    setServiceThreadHooks(handRingDescriptors, ringDescriptorsLeaving);
+    const bool opened = openAll(true, why);
     s.draining.store(false, std::memory_order_release);
     return opened;
 }
@@ -476,10 +552,14 @@ bool reopenRingsInChild(const char** why)
     const int count = s.count.exchange(0, std::memory_order_acq_rel);
     for (int i = 0; i < count; ++i)
         closeDescriptor(i, false);
+    forgetRingDescriptors(); // handed ones were the collector thread's table's, not in this one
     s.draining.store(false, std::memory_order_relaxed);
     s.taking.store(false, std::memory_order_relaxed);
     s.pid = getpid();
-    return openAll(why);
+    s.opener = pid_t(syscall(SYS_gettid));
+    s.random = randomSeed(s.pid, s.opener); // not the parent's rates
+    s.thinning = randomSeed(s.pid, s.opener + 1);
+    return openAll(false, why);
 }
 
 bool deferRingsInChild(void (*adopt)())
@@ -502,6 +582,10 @@ bool deferRingsInChild(void (*adopt)())
     s.pendingChild = true;
     return true;
 }
+
+int ringDrainJob() { return g_rings.job; }
+
+bool ringsOpen() { return g_rings.count.load(std::memory_order_acquire) > 0; }
 
 void closeRings()
 {

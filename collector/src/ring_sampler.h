@@ -77,4 +77,8 @@ bool deferRingsInChild(void (*adopt)());
 // Signal-safe.
 void closeRings();
 
+// For ring_periods.cc: the drain job's id (-1: none yet), and whether rings are open.
+int ringDrainJob();
+bool ringsOpen();
+
 } // namespace ppe

@@ -1,6 +1,7 @@
 #include "service_thread.h"
 
 #include "perf_events.h"
+#include "period_dither.h"
 #include "task_list.h"
 
 #include <atomic>
@@ -49,6 +50,8 @@ namespace {
         std::atomic<bool> parking { false }; // asked to leave the process (parkServiceThread)
         std::atomic<bool> startWhenResumed { false }; // startServiceThread was called while parked
         std::atomic<void (*)()> ending { nullptr }; // runEndingOnServiceThread's, ahead of any job
+        void (*startedHook)(bool ownTable) = nullptr; // setServiceThreadHooks
+        void (*leavingHook)() = nullptr;
         char* stack = nullptr; // kStackBytes with a guard page at the bottom
     };
 
@@ -183,7 +186,8 @@ namespace {
     // number the program's next open() would have got. Of the copy it keeps only standard error and
     // its perf events: a copy of any other descriptor would hold the program's pipes and sockets
     // open after the program closed them (a reader waiting for end-of-file would wait for the
-    // process). Without /proc only the numbers below 512, where no event of the collector's is placed.
+    // process). Without /proc only the numbers below 512 (perf-ring's handed events among them are
+    // kept: ring_periods.h).
     void takeOwnDescriptorTable()
     {
         g_ownDescriptors.store(false, std::memory_order_relaxed);
@@ -193,7 +197,7 @@ namespace {
         const int listing = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (listing < 0) {
             for (int fd = 0; fd < 512; ++fd)
-                if (fd != STDERR_FILENO)
+                if (fd != STDERR_FILENO && !ownsPerfEvent(fd))
                     close(fd);
             return;
         }
@@ -242,6 +246,8 @@ namespace {
             sleepUntil(stopped ? nextLivenessCheck : earliestDue(nextLivenessCheck), seen);
         }
         runEnding(); // asked for while it was being parked
+        if (g_service.leavingHook)
+            g_service.leavingHook();
         return nullptr;
     }
 
@@ -273,9 +279,13 @@ namespace {
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &previous);
         pthread_t thread;
+        markCollectorCreation(true); // its period does not matter (period_dither.h)
         const int error = pthread_create(&thread, &attr, serviceMain, nullptr);
+        markCollectorCreation(false);
         pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         pthread_attr_destroy(&attr);
+        if (error == 0)
+            separatePerfContext(); // the sampled events stay with the program's thread
         return error == 0;
     }
 
@@ -359,13 +369,33 @@ bool startServiceThread(const char** why)
     }
     if (!mapStack() || !createThread()) {
         *why = "cannot start the collector thread";
+        if (g_service.startedHook)
+            g_service.startedHook(false); // nothing may stay for a table that will not be
         return false;
     }
     g_service.pid.store(getpid(), std::memory_order_relaxed);
     g_service.started.store(true, std::memory_order_release);
     waitForTid();
+    if (g_service.startedHook)
+        g_service.startedHook(g_ownDescriptors.load(std::memory_order_relaxed));
     return true;
 }
+
+void setServiceThreadHooks(void (*started)(bool ownTable), void (*leaving)())
+{
+    g_service.startedHook = started;
+    g_service.leavingHook = leaving;
+}
+
+bool serviceThreadStartPending()
+{
+    const pid_t pid = g_service.pid.load(std::memory_order_relaxed);
+    if (pid && pid != getpid())
+        return false; // a forked child before its restart (which it may not get)
+    return !g_service.started.load(std::memory_order_acquire) || g_service.parking.load(std::memory_order_seq_cst);
+}
+
+bool serviceThreadServes() { return available() && !g_service.stopped.load(std::memory_order_acquire); }
 
 void stopServiceJobs() { g_service.stopped.store(true, std::memory_order_seq_cst); }
 
@@ -461,15 +491,7 @@ bool ownDescriptorTable() { return onServiceThread() && g_ownDescriptors.load(st
 uint32_t serviceThreadCpuMs()
 {
     const pid_t tid = serviceThreadId();
-    if (!tid)
-        return 0;
-    // The kernel's CPU clock of thread `tid` (what pthread_getcpuclockid gives for a pthread_t):
-    // CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED, the thread id complemented above them.
-    const clockid_t clock = clockid_t((~unsigned(tid)) << 3 | 6u);
-    timespec t {};
-    if (clock_gettime(clock, &t) != 0)
-        return 0;
-    return uint32_t(uint64_t(t.tv_sec) * 1000 + uint64_t(t.tv_nsec) / 1'000'000);
+    return tid ? uint32_t(threadCpuNs(tid) / 1'000'000) : 0;
 }
 
 } // namespace ppe

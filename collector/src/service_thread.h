@@ -46,6 +46,19 @@ void requestServiceJob(int id);
 // *why when it cannot start. Not signal-safe (pthread_create).
 bool startServiceThread(const char** why);
 
+// Called on the thread that started (or restarted) the collector thread, once it runs (`ownTable`:
+// it has its own copy of the descriptor table) or when it could not start (false), and on the
+// collector thread when it leaves the process (parked): for descriptors only its table holds
+// (ring_periods.h). Set before the start.
+void setServiceThreadHooks(void (*started)(bool ownTable), void (*leaving)());
+
+// True when the collector thread's start (or its restart after parking) is still to come: what is
+// in the descriptor table then will be in its own copy. Not in a forked child before its restart.
+bool serviceThreadStartPending();
+
+// True when the collector thread runs its jobs (started, not parked, not stopped at the end).
+bool serviceThreadServes();
+
 // From now on no job starts (the profile is being finished); a run under way completes. Safe to
 // call from a signal handler.
 void stopServiceJobs();

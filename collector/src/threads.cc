@@ -1,5 +1,7 @@
 #include "threads.h"
 
+#include "collector_state.h"
+#include "initially.h"
 #include "task_list.h"
 
 #include <atomic>
@@ -15,6 +17,14 @@ namespace {
 
     ThreadSlot g_slots[kThreadSlots];
     uint64_t g_unplaced; // samples of threads the table had no room for
+    uint64_t g_claims; // slots claimed (threadClaims)
+
+    // enrolNewThreads's last listing: the thread count and claims then.
+    struct Enrolled {
+        Initially<int, -1> count;
+        uint64_t claims = 0;
+    };
+    Enrolled g_enrolled;
 
     uint32_t hashOf(uint32_t tid) { return (tid * 2654435761u) % kThreadSlots; }
 
@@ -32,8 +42,10 @@ ThreadSlot* threadSlot(pid_t tid)
     for (uint32_t probe = 0, i = hashOf(id); probe < kMaxProbes; ++probe, i = (i + 1) % kThreadSlots) {
         std::atomic_ref<uint32_t> owner(g_slots[i].tid);
         uint32_t seen = owner.load(std::memory_order_acquire);
-        if (seen == 0 && owner.compare_exchange_strong(seen, id, std::memory_order_acq_rel))
+        if (seen == 0 && owner.compare_exchange_strong(seen, id, std::memory_order_acq_rel)) {
+            std::atomic_ref<uint64_t>(g_claims).fetch_add(1, std::memory_order_relaxed);
             return &g_slots[i];
+        }
         if (seen == id)
             return &g_slots[i];
     }
@@ -88,20 +100,62 @@ void readThreadDetails(ThreadSlot& slot)
 void enrolLiveThreads(pid_t skip)
 {
     pid_t tids[kEnrolledThreads];
-    const int count = listThreads(tids, kEnrolledThreads);
+    const int count = listThreadsHeld(tids, kEnrolledThreads);
     for (int i = 0; i < count; ++i)
         if (ThreadSlot* slot = tids[i] != skip ? threadSlot(tids[i]) : nullptr)
             readThreadDetails(*slot);
 }
 
+namespace {
+
+    // True when the thread took a sample since slotSampled last said so: it ran. Under perf-ring only:
+    // there every thread that runs is sampled, while the signal mechanisms miss a thread that blocks
+    // their signal, whose CPU time is the very thing the missing-samples rule needs (always true).
+    bool slotSampled(ThreadSlot& slot)
+    {
+        if (g_ppe.mechanism != Mechanism::PerfRing)
+            return true;
+        const uint64_t samples = std::atomic_ref<uint64_t>(slot.samples).load(std::memory_order_relaxed);
+        const bool sampled = samples != slot.enrolSamples;
+        slot.enrolSamples = samples;
+        return sampled;
+    }
+
+} // namespace
+
+void enrolNewThreads(pid_t skip)
+{
+    const int count = threadCount();
+    if (count < 0 || count != g_enrolled.count || threadClaims() != g_enrolled.claims) {
+        enrolLiveThreads(skip);
+        g_enrolled.count = count;
+        g_enrolled.claims = threadClaims();
+        return;
+    }
+    // The same threads as at the last listing: only those that ran enough to be sampled have new
+    // CPU time worth reading before they end (one that ran less keeps the CPU time read before).
+    for (ThreadSlot& slot : g_slots) {
+        if (std::atomic_ref<uint32_t>(slot.tid).load(std::memory_order_acquire) && slotSampled(slot))
+            readThreadDetails(slot);
+    }
+}
+
+uint64_t threadClaims() { return std::atomic_ref<uint64_t>(g_claims).load(std::memory_order_relaxed); }
+
 size_t snapshotThreads(ThreadRecord* out, size_t capacity, uint64_t minCpuNs)
 {
+    // While the program runs (the live file's copy every 0.5 s, a checkpoint) only the threads
+    // sampled since their CPU time was read are read again (issue 35: 1024 idle threads' clocks,
+    // every 0.5 s); the others show it as of then, at most a sampling interval behind. The final
+    // profile reads every thread's.
+    const bool running = g_ppe.phase.load(std::memory_order_acquire) == Phase::Running;
     size_t count = 0;
     for (ThreadSlot& slot : g_slots) {
         const uint32_t tid = std::atomic_ref<uint32_t>(slot.tid).load(std::memory_order_acquire);
         if (!tid || count == capacity)
             continue;
-        readThreadDetails(slot);
+        if (!running || !slot.name[0] || slotSampled(slot))
+            readThreadDetails(slot);
         ThreadRecord& r = out[count];
         r.tid = tid;
         r.samples = std::atomic_ref<uint64_t>(slot.samples).load(std::memory_order_relaxed);
@@ -123,6 +177,7 @@ void clearThreads()
     for (ThreadSlot& slot : g_slots)
         slot = ThreadSlot {};
     g_unplaced = 0;
+    g_enrolled = Enrolled {};
 }
 
 } // namespace ppe

@@ -20,11 +20,19 @@ struct ThreadSlot {
     uint64_t cpuNs; // the thread's CPU time when last read
     uint64_t blockedNs; // added by the collector thread's scans (real-time mode)
     char name[16];
-    // The blocked scan's memory of where it last found the thread (blocked_scan.cc): its place's
-    // index + 1 (0: none) and the thread's CPU time when it was read there. Collector thread only.
+    // The blocked scan's memory of the thread (blocked_scan.cc), collector thread only: where it
+    // was found at its last look (its place's index + 1, 0: none), its CPU time then, the scan's
+    // credited time and scan number then (0: never looked at), the scan since which it has not
+    // run, and the scan its next look is due at.
     uint32_t scanPlace;
     uint64_t scanCpuNs;
+    uint64_t scanCreditNs;
+    uint64_t scanIndex;
+    uint64_t scanSince;
+    uint64_t scanDue;
+    uint64_t scanListed; // the scan number of the last listing that showed it
     uint64_t nameCpuNs; // its CPU time when its name was read (readThreadDetails)
+    uint64_t enrolSamples; // its samples when its CPU time was last read for them (slotSampled)
 };
 
 // The slot of `tid`, claimed if new; nullptr when no slot near its hash is free (a program that made
@@ -52,8 +60,19 @@ void readThreadDetails(ThreadSlot& slot);
 inline constexpr int kEnrolledThreads = 512;
 void enrolLiveThreads(pid_t skip);
 
+// enrolLiveThreads for the collector thread's periodic refresh (issue 35: every 0.5 s it listed and
+// read every idle thread): lists only when the process's thread count changed or a thread the table
+// did not know took a sample since the last listing (threadClaims), and otherwise reads the CPU time
+// of the threads that took samples since. Signal-safe.
+void enrolNewThreads(pid_t skip);
+
+// How many slots have been claimed so far: a new value means a thread the table did not know was
+// met (a sample of it, a listing). Signal-safe.
+uint64_t threadClaims();
+
 // Copies the threads with samples, blocked time or at least `minCpuNs` of CPU time into `out`,
-// reading the details of each one that still lives; returns how many. Samples of threads the full
+// reading the details of each one that still lives (while the program runs, of each one sampled
+// since they were read); returns how many. Samples of threads the full
 // table could not hold come last, as thread id 0. Signal-safe.
 size_t snapshotThreads(ThreadRecord* out, size_t capacity, uint64_t minCpuNs);
 

@@ -130,8 +130,14 @@ namespace {
         // Samples per CPU second: the rate measured up to the collector thread's last record. The
         // process's CPU time includes the collector thread's own (whose samples are dropped), a
         // larger share of a shorter stretch: measured here, 12 runs within 1.5 %, one in ten 2-4 %
-        // short.
-        EXPECT_NEAR(r.profile->achievedRate, complete->achievedRate, 0.05 * complete->achievedRate);
+        // short. The samples at the record are off by up to one drain period (50 ms) and the
+        // thinning's noise (docs/user-guide.md §4): 5 % beside those, and 0.1 s over the CPU time at
+        // the record, kept from the balanced rates before thinning (then one run in ten read 12 %
+        // high once the period varied without room for the ring descriptors too).
+        ASSERT_GT(r.profile->cpuUser, 0.0);
+        const double stretches = 0.1 / r.profile->cpuUser;
+        EXPECT_NEAR(r.profile->achievedRate, complete->achievedRate, (0.05 + stretches) * complete->achievedRate)
+            << "CPU time at the record: " << r.profile->cpuUser << " s";
     }
 
     TEST(RecoveryTest, TheLiveFileOfARunningProcessIsASnapshotNotKilled)

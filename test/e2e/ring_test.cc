@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -207,10 +208,11 @@ namespace {
     // The mechanisms of process-directed signals, the POSIX timer's and itimer-prof's, give the
     // blocked thread's CPU time to the other thread, so that no sample is missing in all: they name
     // the thread they did not sample (the collector enrols every live thread with its CPU time).
-    // About 4 s of CPU in each thread: at itimer-prof's tick-bound rate (117 samples a CPU second
-    // here with two busy threads and the suite beside them, though the tick is 250 Hz), still more
-    // than the 200 samples under which the rule says nothing; the test checks that it is, so that
-    // too little work fails loudly.
+    // About 5 s of CPU in each thread: at itimer-prof's tick-bound rate (117 samples a CPU second
+    // here with two busy threads and the suite beside them, though the tick is 250 Hz; 55-115 on an
+    // idle machine, where 3 s a thread left the blocked one 169-181 expected samples in one run of
+    // three), still more than the 200 samples under which the rule says nothing; the test checks
+    // that it is, so that too little work fails loudly.
     TEST_P(SignalSplitTest, ProcessDirectedSignalsNameTheThreadTheyDidNotSample)
     {
         for (const std::string timer : { "itimer", "posix" }) {
@@ -218,7 +220,7 @@ namespace {
                 continue; // the POSIX timer is the real-time mode's
             SCOPED_TRACE(timer);
             RunResult run;
-            auto p = profile({ PPE_SIGNAL_SPLIT, "25" }, timer, GetParam(), {}, &run);
+            auto p = profile({ PPE_SIGNAL_SPLIT, "40" }, timer, GetParam(), {}, &run);
             ASSERT_TRUE(p) << p.error().str() << run.err;
             const ThreadSamples* missed = nullptr;
             for (const ThreadSamples& t : p->threads)
@@ -407,13 +409,24 @@ namespace {
         return exe;
     }
 
+    // A rate over kernel_half's user time, as a share of the requested one: about 1, and never the
+    // half that all its CPU time would give. Above 1 on a loaded machine: the kernel splits a
+    // process's CPU time into user and system by what its ticks find, and a process preempted
+    // often is found in the kernel's return path more than it runs there (with two CPU hogs beside
+    // it, 1.22-1.46 for each rank, the library before issue 35's changes alike).
+    void expectOverUserTime(double share, const std::string& context)
+    {
+        EXPECT_GT(share, 0.8) << context;
+        EXPECT_LT(share, 1.6) << context;
+    }
+
     // The rate line of a report of kernel_half: the requested rate over its user time, far less
     // over all its CPU time, and the system time said apart.
     void expectRateOverUserTime(const std::string& report, const std::string& input)
     {
         const RateLine rate = rateLine(report);
         ASSERT_TRUE(rate.found) << input << "\n" << report.substr(0, 1500);
-        EXPECT_NEAR(rate.overUser / rate.requested, 1.0, 0.2) << input << "\n" << report.substr(0, 1500);
+        expectOverUserTime(rate.overUser / rate.requested, input + "\n" + report.substr(0, 1500));
         EXPECT_LT(rate.overCpu / rate.requested, 0.8) << "a third or more of the time is the kernel's\n"
                                                       << report.substr(0, 1500);
         EXPECT_LT(rate.userSeconds, 0.8 * rate.cpuSeconds) << report.substr(0, 1500);
@@ -472,7 +485,7 @@ namespace {
             if (!std::regex_match(line, m, row))
                 continue;
             ++seen;
-            EXPECT_NEAR(std::stod(m[5]) / 2000, 1.0, 0.2) << line;
+            expectOverUserTime(std::stod(m[5]) / 2000, line);
         }
         EXPECT_EQ(seen, 2u) << r.out.substr(ranks, 600);
 #endif

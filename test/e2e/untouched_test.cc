@@ -127,6 +127,7 @@ namespace {
             { "dispositions", "dispositions", { "all" } },
             { "dispositions_inherited", "dispositions", { "inherited" } },
             { "environment", "environment", {} },
+            { "errno_across_creation_and_fork", "errno_kept", {} },
         };
         return all;
     }
