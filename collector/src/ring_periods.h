@@ -1,9 +1,11 @@
 // The periods of perf-ring's events (issue 35, period_dither.h): varied every 50-100 ms on the
 // collector thread, always to a rate above the asked one, and put back to the asked one around every
 // thread or process creation (a new thread keeps its creator's period of that moment for its life).
-// Each change is noted with its time, and the drain thins the samples of these events (not of the
-// ones threads inherited) back to the asked rate by the rate in force when each was taken
-// (ringRateExcessAt: the samples carry their time and their event's id).
+// Each change is noted with its time, and the drain thins the samples of these events back to the
+// asked rate by the rate in force when each was taken (ringRateExcessAt: the samples carry their
+// time and their event's id); a sample of an event a thread inherited is thinned by the period it
+// carries (excessOfPeriod: the kernel reports an inherited event's period right, a changed one's
+// wrongly).
 //
 // A period changes only through a descriptor of the event (PERF_EVENT_IOC_PERIOD). Where the
 // descriptor limits leave room, the rings' descriptors are placed high in the program's table
