@@ -53,7 +53,9 @@ namespace {
         }
 
         Status start(const std::vector<ElfFunction>& functions);
+        Status enterWhereStopped();
         Result<std::string> run(const std::atomic<bool>* stop);
+        Status closeUnfinished();
         CallCountResult& result() { return m_result; }
 
     private:
@@ -148,8 +150,47 @@ namespace {
                 m_started[{ function, thread }] = *now;
             }
         }
+        if (*back == 0) // no return address (a reset entry): the call runs to the end
+            return std::monostate {};
         m_pending[{ *back, thread }].push_back({ function, *sp + m_cc.spAfterReturn });
         return want(*back);
+    }
+
+    // A function whose entry is where the core stands as counting begins (a bare-metal image's
+    // entry, halted there on attach) is entered without a breakpoint stop: entered now, and stepped
+    // over, as GDB steps over a breakpoint at the PC before it resumes (servers differ there).
+    Status CallCounter::enterWhereStopped()
+    {
+        Result<uint64_t> at = m_access.readRegister(m_cc.pc);
+        if (!at)
+            return at.error();
+        auto entry = m_entries.find(*at);
+        if (entry == m_entries.end())
+            return std::monostate {};
+        const std::optional<StopReply>& last = m_control.session().lastStop();
+        const std::string thread = last ? last->thread : std::string();
+        if (Status entered = enter(entry->second, thread); !entered)
+            return entered;
+        return stepOver(*at, thread);
+    }
+
+    // Outermost calls still under way when counting ends (the program halted inside them, or the
+    // duration ran out) count the events up to the end; their function's `unfinished` says so.
+    Status CallCounter::closeUnfinished()
+    {
+        if (!m_options.counter || m_control.state() != gdbremote::TargetState::Stopped)
+            return std::monostate {};
+        for (const auto& [key, depth] : m_depth) {
+            if (depth == 0)
+                continue;
+            Result<uint64_t> now = m_options.counter();
+            if (!now)
+                return now.error();
+            FunctionCalls& f = m_result.functions[key.first];
+            ++f.unfinished;
+            f.inclusive += *now - m_started[key];
+        }
+        return std::monostate {};
     }
 
     // At a return address: the newest call of this thread that returns here with this stack
@@ -257,9 +298,13 @@ Result<CallCountResult> countCalls(gdbremote::TargetControl& control, gdbremote:
     if (Status started = counter.start(functions); !started)
         return started.error();
     const Clock::time_point start = Clock::now();
+    if (Status entered = counter.enterWhereStopped(); !entered)
+        return entered.error();
     Result<std::string> end = counter.run(stop);
     if (!end)
         return end.error();
+    if (Status closed = counter.closeUnfinished(); !closed)
+        return closed.error();
     counter.result().seconds = std::chrono::duration<double>(Clock::now() - start).count();
     counter.result().end = *end;
     return std::move(counter.result());

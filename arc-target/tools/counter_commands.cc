@@ -173,6 +173,10 @@ void printCalls(const CallCountResult& result, bool counted)
             std::printf(" %20llu", static_cast<unsigned long long>(f.inclusive));
         std::printf("\n");
     }
+    for (const FunctionCalls& f : result.functions)
+        if (counted && f.unfinished)
+            std::printf("%s: %llu call(s) still under way at the end, counted up to it\n", f.name.c_str(),
+                static_cast<unsigned long long>(f.unfinished));
     std::printf("method: breakpoints (two stops of the core per call; %.3f ms of the run a stop, the program's own "
                 "time included)\n",
         result.stops ? result.seconds * 1000 / double(result.stops) : 0.0);

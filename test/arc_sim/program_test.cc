@@ -173,7 +173,10 @@ std::string smallTree()
 // ppe-arc calls --event crun on an OpenOCD-like target: each function's inclusive cycles, summed
 // over its outermost calls, equal the tree's. A smaller tree than calls.tree (every PCT write at a
 // stop is journalled, a few milliseconds each); every call of these functions is alike, so the truth
-// is the number of outermost calls times one call's cycles.
+// is the number of outermost calls times one call's cycles. `__start`, where the core stands on
+// attach (its entry breakpoint is never hit), counts the whole run. Then a run cut short by
+// --duration (the machine slowed to an instruction a millisecond): `main`, still under way, counts
+// up to the cut, and says so.
 TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
 {
     if (std::string(PPE_ARC_SIM_CALLS).empty())
@@ -182,12 +185,13 @@ TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
     ASSERT_FALSE(tree.empty());
     auto truth = ppe::arc::sim::SimTarget::load({ PPE_ARC_SIM_CALLS, tree, {} });
     ASSERT_TRUE(truth) << truth.error().str();
-    const ppe::arc::sim::Machine& machine = (*truth)->machine();
+    ppe::arc::sim::Machine& machine = (*truth)->machine();
+    ASSERT_EQ(machine.run(1ull << 32, true), ppe::arc::sim::Machine::Event::Ended);
     Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", tree });
     const std::string port = sim.line(), before = sim.line();
     // The duration bounds the run: at the program's end the core halts and stays halted.
     Program arc({ PPE_ARC, "calls", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf",
-        PPE_ARC_SIM_CALLS, "--function", "fact,shared,right,leaf", "--event", "crun", "--duration", "3" });
+        PPE_ARC_SIM_CALLS, "--function", "__start,fact,shared,right,leaf", "--event", "crun", "--duration", "3" });
     const std::string table = arc.rest();
     EXPECT_EQ(arc.wait(), 0) << table;
     const std::pair<const char*, uint64_t> outermost[]
@@ -196,7 +200,23 @@ TEST(SimProgram, PpeArcInclusiveCountsByBreakpointsEqualTheTruth)
         EXPECT_EQ(cell(table, name, 1), calls) << table;
         EXPECT_EQ(cell(table, name, 4), calls * machine.inclusiveCycles(name)) << name << "\n" << table;
     }
+    EXPECT_EQ(cell(table, "__start", 1), 1u) << table;
+    EXPECT_EQ(cell(table, "__start", 4), machine.totals().cycles) << table;
     EXPECT_EQ(sim.line(), before) << "the PCT as found";
+    EXPECT_EQ(sim.wait(), 0);
+
+    Program slow(
+        { PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", tree, "--slice-steps", "1", "--slice-us", "1000" });
+    const std::string slowPort = slow.line();
+    Program cut({ PPE_ARC, "calls", "--remote", "127.0.0.1:" + slowPort.substr(0, slowPort.size() - 1), "--elf",
+        PPE_ARC_SIM_CALLS, "--function", "main", "--event", "crun", "--duration", "0.1" });
+    const std::string partial = cut.rest();
+    EXPECT_EQ(cut.wait(), 0) << partial;
+    EXPECT_EQ(cell(partial, "main", 2), 0u) << partial;
+    EXPECT_GT(cell(partial, "main", 4), 0u) << partial;
+    EXPECT_LT(cell(partial, "main", 4), machine.totals().cycles) << partial;
+    EXPECT_NE(partial.find("main: 1 call(s) still under way at the end, counted up to it"), std::string::npos)
+        << partial;
 }
 
 // Writes `text` to a file of the test's temporary folder; its path.

@@ -9,7 +9,10 @@
 //
 // The core is halted at every breakpoint; hardware counters do not run while it is (check what the
 // target does: the simulated target of the tests freezes them), so the counts are of the program,
-// but its time is stretched by two stops per call.
+// but its time is stretched by two stops per call. A function entered where the core stands when
+// counting begins (a bare-metal entry point) counts from then; an outermost call still under way at
+// the end (a `main` that halts instead of returning) counts up to the end, if the core is stopped
+// there and its counter can be read.
 #pragma once
 
 #include "ppe/arc/elf_image.h"
@@ -34,7 +37,8 @@ struct FunctionCalls {
     uint64_t outermost = 0; // calls made while no other call of the function was under way
     uint64_t returns = 0; // outermost calls seen to return
     uint32_t maxDepth = 0;
-    uint64_t inclusive = 0; // counter events between outermost entries and their returns
+    uint64_t inclusive = 0; // counter events between outermost entries and their returns (or the end)
+    uint64_t unfinished = 0; // outermost calls under way at the end (the program halted in them): counted to it
 };
 
 struct CallCountResult {
