@@ -30,11 +30,14 @@ namespace {
         // another action since).
         std::atomic<void*> oneShot { nullptr };
         std::atomic<bool> oneShotSiginfo { false };
+        // The kernel's action has g_quiet in its mask because the collector put it there (quieten).
+        std::atomic<bool> quieted { false };
     };
 
     Slot g_slots[NSIG];
     std::atomic<bool> g_locked { false };
     struct sigaction g_guard { }; // the ending signals' guard
+    std::atomic<int> g_quiet { 0 }; // the sampling signal, blocked in the program's alternate-stack handlers
     // How the kernel gives back an action set through the C library: glibc adds SA_RESTORER and
     // its own sa_restorer on x86, which sigaction(sig, NULL, &old) then reports.
     struct sigaction g_asKept { };
@@ -95,6 +98,27 @@ namespace {
     }
 
     bool isDefault(const struct sigaction& action) { return action.sa_handler == SIG_DFL; }
+
+    // A handler that runs on the alternate stack gets the sampling signal in its kernel mask: a
+    // sample nesting in it needs a second kernel frame (3.6 KB with AVX-512 state) on a stack the
+    // program sized for one (an 8 KB SIGSTKSZ stack overflowed under a SIGTERM handler calling
+    // _exit). The sample waits for the handler's return. True when it was added.
+    bool quieten(struct sigaction& action)
+    {
+        const int quiet = g_quiet.load(std::memory_order_relaxed);
+        if (!quiet || !(action.sa_flags & SA_ONSTACK) || isDefault(action) || action.sa_handler == SIG_IGN
+            || sigismember(&action.sa_mask, quiet))
+            return false;
+        sigaddset(&action.sa_mask, quiet);
+        return true;
+    }
+
+    // The kernel's action as the program set it: without what quieten added.
+    void unquieten(const Slot& slot, struct sigaction* action)
+    {
+        if (action && slot.quieted.load(std::memory_order_relaxed))
+            sigdelset(&action->sa_mask, g_quiet.load(std::memory_order_relaxed));
+    }
 
     // Learns, from the collector's own action as the kernel kept it, what the C library adds.
     void learnKeeping(int signal, const struct sigaction& given)
@@ -159,14 +183,24 @@ namespace {
         const Held held = Held(slot.held.load(std::memory_order_relaxed));
         if (held != ProgramAction)
             load(slot, was);
-        if (!act)
-            return held != ProgramAction ? 0 : __sigaction(signal, nullptr, was);
+        if (!act) {
+            if (held != ProgramAction)
+                return 0;
+            const int result = __sigaction(signal, nullptr, was);
+            unquieten(slot, was);
+            return result;
+        }
+        struct sigaction quiet = *act;
+        const bool added = quieten(quiet);
         struct sigaction trampoline { };
         struct sigaction kernelWas { };
         Held next = ProgramAction;
-        const struct sigaction* given = forKernel(*act, held, &trampoline, &next);
+        const struct sigaction* given = forKernel(quiet, held, &trampoline, &next);
         if (given && __sigaction(signal, given, &kernelWas) != 0)
             return -1;
+        unquieten(slot, &kernelWas);
+        if (given)
+            slot.quieted.store(added && next != Guard, std::memory_order_relaxed);
         if (next == OneShot) {
             slot.oneShot.store(reinterpret_cast<void*>(act->sa_sigaction), std::memory_order_relaxed);
             slot.oneShotSiginfo.store(act->sa_flags & SA_SIGINFO, std::memory_order_release);
@@ -219,6 +253,8 @@ bool ownSignal(int signal, const struct sigaction& action)
     struct sigaction previous { };
     if (__sigaction(signal, &action, &previous) != 0)
         return false;
+    unquieten(slot, &previous);
+    slot.quieted.store(false, std::memory_order_relaxed);
     learnKeeping(signal, action);
     if (slot.role.load(std::memory_order_relaxed) == Untouched
         || slot.held.load(std::memory_order_relaxed) == ProgramAction)
@@ -266,16 +302,67 @@ void takeDefaultAction(int signal)
     load(g_slots[signal], &action);
     action.sa_handler = SIG_DFL;
     __sigaction(signal, &action, nullptr);
+    g_slots[signal].quieted.store(false, std::memory_order_relaxed);
     // The kernel now holds the program's (default) action: the guard is out, for good.
     g_slots[signal].held.store(ProgramAction, std::memory_order_release);
     g_slots[signal].role.store(Guarded, std::memory_order_release);
 }
 
+namespace {
+
+    // An untouched signal's action goes to the kernel as given, quietened (above); what the program
+    // reads back is its own.
+    int setUntouched(int signal, const struct sigaction* act, struct sigaction* old)
+    {
+        if (signal <= 0 || signal >= NSIG
+            || (!g_quiet.load(std::memory_order_relaxed) && !g_slots[signal].quieted.load(std::memory_order_relaxed)))
+            return __sigaction(signal, act, old);
+        struct sigaction wanted { };
+        if (act)
+            wanted = *act; // copied outside the lock, as programSigaction says
+        const bool added = act && quieten(wanted);
+        struct sigaction was { };
+        int result = 0;
+        {
+            WriteLock lock;
+            Slot& slot = g_slots[signal];
+            result = __sigaction(signal, act ? &wanted : nullptr, &was);
+            unquieten(slot, &was);
+            if (result == 0 && act)
+                slot.quieted.store(added, std::memory_order_relaxed);
+        }
+        if (result == 0 && old)
+            *old = was;
+        return result;
+    }
+
+} // namespace
+
+void quietOnAlternateStacks(int signal)
+{
+    WriteLock lock;
+    const int before = g_quiet.exchange(signal, std::memory_order_relaxed);
+    for (int i = 1; i < NSIG; ++i) {
+        Slot& slot = g_slots[i];
+        struct sigaction action { };
+        if (slot.role.load(std::memory_order_relaxed) == Owned || __sigaction(i, nullptr, &action) != 0)
+            continue;
+        const bool had = slot.quieted.load(std::memory_order_relaxed);
+        if (had)
+            sigdelset(&action.sa_mask, before);
+        const bool added = quieten(action);
+        if ((had || added) && __sigaction(i, &action, nullptr) == 0)
+            slot.quieted.store(added, std::memory_order_relaxed);
+    }
+}
+
+int quietSignal() { return g_quiet.load(std::memory_order_relaxed); }
+
 int programSigaction(int signal, const struct sigaction* act, struct sigaction* old)
 {
     const Role role = roleOf(signal);
     if (role == Untouched)
-        return __sigaction(signal, act, old);
+        return setUntouched(signal, act, old);
     // Copied in and out outside the lock: a bad pointer faults in the program's call, never while
     // the lock is held (the guard's handler would wait for it forever).
     struct sigaction wanted { };

@@ -13,7 +13,12 @@
 //  - Owned (the sampling signal and PPE_SNAPSHOT_SIGNAL): the collector's handler stays in the
 //    kernel; the program's action is recorded and the handler chains to it (sampler.cc), honouring
 //    its sa_mask, SA_NODEFER and SA_RESETHAND.
-// sigaction(sig, NULL, &old) reports the program's own action in both cases. The recorded actions
+// sigaction(sig, NULL, &old) reports the program's own action in both cases.
+// Every program handler that runs on the alternate stack (SA_ONSTACK), whatever its signal's role,
+// has the sampling signal added to its mask in the kernel (quietOnAlternateStacks): a sample would
+// otherwise nest on a stack sized for one handler. Its sample waits for the handler's return and is
+// taken where the handler's signal interrupted. The program reads back its own mask; only a
+// handler that asks for its thread's mask sees the sampling signal blocked. The recorded actions
 // are written under a lock taken with every signal blocked (so that no handler on the same thread
 // can wait for it) and read by handlers with a sequence count (never torn).
 #pragma once
@@ -47,6 +52,13 @@ void resetProgramAction(int signal);
 // The default action is about to happen for `signal` (the guard or owner saw it arrive while the
 // program's action was the default): the kernel gets SIG_DFL and the collector lets go. Signal-safe.
 void takeDefaultAction(int signal);
+
+// The sampling signal is `signal` from now on (0: none): every program handler with SA_ONSTACK gets
+// it in its kernel mask, now and whenever the program sets one. Not signal-safe.
+void quietOnAlternateStacks(int signal);
+
+// The signal quietOnAlternateStacks last set (0: none). Signal-safe.
+int quietSignal();
 
 // sigaction() as the program sees it (the interposer, interpose.cc). Signal-safe.
 int programSigaction(int signal, const struct sigaction* act, struct sigaction* old);

@@ -178,6 +178,8 @@ namespace {
             resetProgramAction(signal);
         sigset_t during = static_cast<const ucontext_t*>(context)->uc_sigmask;
         sigorset(&during, &during, &action.sa_mask);
+        if ((action.sa_flags & SA_ONSTACK) && quietSignal())
+            sigaddset(&during, quietSignal()); // as for the program's other handlers (dispositions.h)
         if (action.sa_flags & SA_NODEFER)
             sigdelset(&during, signal);
         else
@@ -497,6 +499,8 @@ Mechanism armSampler(uint64_t intervalNs, TimerChoice choice, SamplerHooks hooks
     // profile's header is enough).
     if (ringRefused && choice == TimerChoice::Ring)
         say({ "perf-ring: ", ringRefused, "; sampling by ", mechanismName(mechanism), " instead" });
+    if (const int signal = signalOf(mechanism); signal && signal != quietSignal())
+        quietOnAlternateStacks(signal);
     s.mechanism = mechanism;
     s.armed.store(true, std::memory_order_release);
     return mechanism;

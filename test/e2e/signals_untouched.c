@@ -11,6 +11,9 @@
  *   altstack-exit    an 8 KB alternate stack (a guard page below it) and a SA_ONSTACK SIGTERM
  *                    handler that calls _exit(0)
  *   altstack-default the same stack, SIGTERM at its default: the program dies of it
+ *   altstack-work    a SA_ONSTACK SIGUSR1 handler that computes 0.1 s of CPU on an alternate stack of
+ *                    one kernel frame (AT_MINSIGSTKSZ) and 3 KB: room for the handler, not for a
+ *                    sample's frame nested in it; then says how many signals its mask reads back
  *   crash-handler    the same stack and a crash handler as many programs have one: SA_RESETHAND,
  *                    it says so and returns; the fault happens again and kills at the default
  *   unshare          unshare(CLONE_NEWUSER); says on stderr how many ppe-collector threads run after
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -262,6 +266,39 @@ static void smallAltStack(void)
     sigaltstack(&stack, NULL);
 }
 
+static double cpuSeconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void onUsr1Work(int sig)
+{
+    (void)sig;
+    const double start = cpuSeconds();
+    while (cpuSeconds() - start < 0.1)
+        g_sink += 1;
+}
+
+static int altstackWork(void)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), size = getauxval(AT_MINSIGSTKSZ) + 3072;
+    char* memory = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mprotect(memory, page, PROT_NONE);
+    stack_t stack = { .ss_sp = memory + page, .ss_size = size, .ss_flags = 0 };
+    sigaltstack(&stack, NULL);
+    install(SIGUSR1, onUsr1Work, SA_ONSTACK, 0);
+    raise(SIGUSR1);
+    struct sigaction now;
+    sigaction(SIGUSR1, NULL, &now);
+    int masked = 0;
+    for (int sig = 1; sig < 65; ++sig)
+        masked += sigismember(&now.sa_mask, sig) == 1;
+    printf("the handler ran; its mask reads back %d signals\n", masked);
+    return 0;
+}
+
 static void onCrash(int sig)
 {
     (void)sig;
@@ -348,6 +385,8 @@ int main(int argc, char** argv)
         return snapshotChain();
     if (!strcmp(how, "altstack-exit") || !strcmp(how, "altstack-default"))
         return altstack(!strcmp(how, "altstack-exit"));
+    if (!strcmp(how, "altstack-work"))
+        return altstackWork();
     if (!strcmp(how, "crash-handler"))
         return crashHandler();
     if (!strcmp(how, "unshare"))

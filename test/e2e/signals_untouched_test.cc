@@ -87,6 +87,7 @@ namespace {
             all.push_back(Case { "snapshot-chain", timer, nullptr, { "--snapshot-signal", "USR2" } });
             all.push_back(Case { "altstack-exit", timer, "_exit" });
             all.push_back(Case { "altstack-default", timer, "signal 15" });
+            all.push_back(Case { "altstack-work", timer });
             all.push_back(Case { "crash-handler", timer, "signal 11" });
         }
         return all;
