@@ -62,7 +62,7 @@ void handRingDescriptors(bool ownTable);
 void ringDescriptorsLeaving();
 
 // On the collector thread, from the drain job: puts the asked period back when a creator asks, and
-// varies it every kDitherNs once the opening thread ran.
+// varies it every kDitherNs once the opening thread ran, while it runs.
 void changeRingPeriods(uint64_t nowNs);
 
 // The varied events' rate when their sample of `timeNs` (CLOCK_MONOTONIC) was taken: its excess over the
