@@ -182,12 +182,14 @@ namespace {
         const std::string b
             = submitJob({}, { PPE_BATCH_JOB, "0" }, plainLog, { { "PPE_ON", "1" }, { "PPE_OUT", plain } });
         ASSERT_FALSE(b.empty());
+        // Each is signalled as soon as it runs: the handled one has 1.5 s of CPU left then, which a
+        // wait for the other job to start could use up on a loaded machine (it would end unsignalled).
         const int handledPid = startedJob(handledLog, 0.5);
-        const int plainPid = startedJob(plainLog, 0.5);
         ASSERT_GT(handledPid, 0);
+        runSlurm({ "scancel", "--signal=USR1", "--batch", a });
+        const int plainPid = startedJob(plainLog, 0.5);
         ASSERT_GT(plainPid, 0);
         const double plainBefore = processCpuSeconds(plainPid);
-        runSlurm({ "scancel", "--signal=USR1", "--batch", a });
         runSlurm({ "scancel", "--signal=USR1", "--batch", b });
         const double plainCpu = cpuUntilEnd(plainPid, 30, plainBefore);
         EXPECT_EQ(waitForJobEnd(a, 60), "COMPLETED");
