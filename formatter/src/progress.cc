@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace ppe::formatter {
@@ -19,6 +21,27 @@ namespace {
         }
     }
 
+    // The drawing thread allocates while it holds the line's mutex, and ppeout forks (the isolated
+    // DWARF reader): a fork while it allocated left the child waiting forever on an allocator lock
+    // no thread would release (seen under ASan, whose allocator has no fork handler here). So a
+    // fork holds the running line's mutex: the thread is then waiting, not allocating.
+    std::atomic<std::mutex*> g_running { nullptr };
+    std::mutex* g_heldAcrossFork = nullptr;
+
+    void holdForFork()
+    {
+        g_heldAcrossFork = g_running.load(std::memory_order_acquire);
+        if (g_heldAcrossFork)
+            g_heldAcrossFork->lock();
+    }
+
+    void releaseAfterFork()
+    {
+        if (g_heldAcrossFork)
+            g_heldAcrossFork->unlock();
+        g_heldAcrossFork = nullptr;
+    }
+
 } // namespace
 
 ProgressLine::ProgressLine(int fd, ProgressMode mode, std::chrono::milliseconds delay)
@@ -30,8 +53,12 @@ ProgressLine::ProgressLine(int fd, ProgressMode mode, std::chrono::milliseconds 
 {
     if (m_mode == ProgressMode::Auto && !m_terminal)
         m_mode = ProgressMode::Never;
-    if (m_terminal && m_mode != ProgressMode::Never)
+    if (m_terminal && m_mode != ProgressMode::Never) {
+        static const int registered = pthread_atfork(holdForFork, releaseAfterFork, releaseAfterFork);
+        (void)registered;
+        g_running.store(&m_mutex, std::memory_order_release);
         m_thread = std::thread([this] { run(); });
+    }
 }
 
 ProgressLine::~ProgressLine() { finish(); }
@@ -71,6 +98,8 @@ void ProgressLine::finish()
     m_wake.notify_all();
     if (m_thread.joinable())
         m_thread.join();
+    std::mutex* mine = &m_mutex;
+    g_running.compare_exchange_strong(mine, nullptr, std::memory_order_acq_rel);
 }
 
 void ProgressLine::draw(const std::string& text) { writeAll(m_fd, "\r" + text + "\033[K"); }
