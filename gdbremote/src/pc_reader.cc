@@ -48,20 +48,17 @@ Result<std::uint64_t> PcReader::value(std::string_view hex, const char* what) co
 Result<std::uint64_t> PcReader::viaRegisterPacket()
 {
     auto reply = m_session.readRegister(m_pc.regnum);
-    if (!reply)
-        return reply.error();
-    if (reply->empty())
-        return Error { m_session.peer(), 0, "empty reply: unsupported" };
+    if (!reply || reply->empty())
+        return reply ? Error { m_session.peer(), 0, "empty reply: unsupported" } : reply.error();
     return value(*reply, "p");
 }
 
 Result<std::uint64_t> PcReader::readRunning()
 {
     auto reply = m_session.readRegisterRunning(m_pc.regnum);
-    if (!reply)
-        return reply.error();
-    if (reply->empty())
-        return Error { m_session.peer(), 0, "no `p` packet: the PC cannot be read while the target runs" };
+    if (!reply || reply->empty())
+        return reply ? Error { m_session.peer(), 0, "no `p` packet: the PC cannot be read while the target runs" }
+                     : reply.error();
     if (reply->size() == 3 && reply->front() == 'E')
         return Error { m_session.peer(), 0,
             "the server refused to read the PC while the target runs (" + *reply + ")" };

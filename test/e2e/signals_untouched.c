@@ -257,14 +257,16 @@ static void onTermExit(int sig)
 }
 
 /* 8 KB (glibc's classic SIGSTKSZ) with an inaccessible page below: an overflow faults at once. */
-static void smallAltStack(void)
+static void altStackOf(size_t size)
 {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE), size = 8192;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     char* memory = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mprotect(memory, page, PROT_NONE);
     stack_t stack = { .ss_sp = memory + page, .ss_size = size, .ss_flags = 0 };
     sigaltstack(&stack, NULL);
 }
+
+static void smallAltStack(void) { altStackOf(8192); }
 
 static double cpuSeconds(void)
 {
@@ -283,11 +285,7 @@ static void onUsr1Work(int sig)
 
 static int altstackWork(void)
 {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE), size = getauxval(AT_MINSIGSTKSZ) + 3072;
-    char* memory = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    mprotect(memory, page, PROT_NONE);
-    stack_t stack = { .ss_sp = memory + page, .ss_size = size, .ss_flags = 0 };
-    sigaltstack(&stack, NULL);
+    altStackOf(getauxval(AT_MINSIGSTKSZ) + 3072);
     install(SIGUSR1, onUsr1Work, SA_ONSTACK, 0);
     raise(SIGUSR1);
     struct sigaction now;
