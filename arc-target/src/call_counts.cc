@@ -260,29 +260,23 @@ namespace {
 
     Result<std::string> CallCounter::run(const std::atomic<bool>* stop)
     {
-        const Clock::time_point end = Clock::now() + m_options.duration;
-        for (int signal = 0;;) {
-            if (m_control.state() == gdbremote::TargetState::Ended)
-                return std::string("the program ended");
-            if (Status resumed = m_control.resume(signal); !resumed)
-                return resumed.error();
-            std::string why;
-            const bool timed = m_options.duration.count() > 0;
-            Result<StopReply> own = awaitStop(m_control, timed ? std::optional(end) : std::nullopt, stop, why);
-            if (!own)
-                return own.error();
-            if (!why.empty() || own->ended())
-                return why.empty() ? std::string("the program ended") : why;
-            signal = own->code == 5 || own->code == 0 ? 0 : own->code;
-            m_result.programSignals += signal != 0;
-            if (signal == 0) {
+        const bool timed = m_options.duration.count() > 0;
+        Result<RunEnd> ran = runUntil(
+            m_control, timed ? std::optional(Clock::now() + m_options.duration) : std::nullopt, stop,
+            [&](const StopReply& trap) -> Result<bool> {
                 const uint64_t before = m_result.stops;
-                if (Status handled = onBreakpoint(*own); !handled)
+                if (Status handled = onBreakpoint(trap); !handled)
                     return handled.error();
-                if (m_result.stops == before) // not at a breakpoint of ours: a bare-metal core's halt
-                    return "the target halted (signal " + std::to_string(own->code) + ")";
-            }
-        }
+                return m_result.stops == before; // not at a breakpoint of ours: a bare-metal core's halt
+            },
+            &m_result.programSignals);
+        if (!ran)
+            return ran.error();
+        if (ran->why == "ended")
+            return std::string("the program ended");
+        if (ran->why.empty())
+            return "the target halted (signal " + std::to_string(ran->stop->code) + ")";
+        return ran->why;
     }
 
 } // namespace

@@ -34,32 +34,27 @@ namespace {
         return done ? pct.start() : done;
     }
 
-    // Runs the target until the duration, an interrupt or its own halt; passes the program's own
-    // signals on (a halted core counts nothing meanwhile). What ended the run.
+    // Runs the target until the duration, an interrupt or its own halt (a halted core counts
+    // nothing meanwhile). What ended the run.
     Result<std::string> run(gdbremote::TargetControl& control, const CountRequest& request,
         const std::atomic<bool>* stop, Clock::time_point start)
     {
         const bool timed = request.duration.count() > 0;
-        const Clock::time_point end = start + request.duration;
-        for (int signal = 0;;) {
-            if (gdbremote::Status resumed = control.resume(signal); !resumed)
-                return resumed.error();
-            std::string why;
-            Result<StopReply> own = awaitStop(control, timed ? std::optional(end) : std::nullopt, stop, why);
-            if (!own)
-                return own.error();
-            if (!why.empty())
-                return why;
-            if (own->ended())
-                return Error { control.session().peer(), 0,
-                    "the program ended ("
-                        + std::string(own->kind == StopReply::Kind::Exited ? "exit status " : "signal ")
-                        + std::to_string(own->code)
-                        + ") before its counters were read: count for a --duration, or stop it at a breakpoint" };
-            if (own->code == 0 || own->code == 5) // SIGTRAP: a bare-metal halt or a breakpoint
-                return "the target halted (signal " + std::to_string(own->code) + ")";
-            signal = own->code;
+        Result<RunEnd> ran = runUntil(control, timed ? std::optional(start + request.duration) : std::nullopt, stop,
+            [](const StopReply&) -> Result<bool> { return true; });
+        if (!ran)
+            return ran.error();
+        if (ran->why == "ended") {
+            const std::string how = !ran->stop               ? "" // it had ended before the run
+                : ran->stop->kind == StopReply::Kind::Exited ? " (exit status " + std::to_string(ran->stop->code) + ")"
+                                                             : " (signal " + std::to_string(ran->stop->code) + ")";
+            return Error { control.session().peer(), 0,
+                "the program ended" + how
+                    + " before its counters were read: count for a --duration, or stop it at a breakpoint" };
         }
+        if (ran->why.empty())
+            return "the target halted (signal " + std::to_string(ran->stop->code) + ")";
+        return ran->why;
     }
 
 } // namespace
@@ -79,6 +74,36 @@ Result<StopReply> awaitStop(gdbremote::TargetControl& control, std::optional<gdb
             return got.error();
         if (*got)
             return control.ownStop();
+    }
+}
+
+Result<RunEnd> runUntil(gdbremote::TargetControl& control, std::optional<Clock::time_point> end,
+    const std::atomic<bool>* stop, const TrapHandler& atTrap, uint64_t* passed)
+{
+    for (int signal = 0;;) {
+        if (control.state() == gdbremote::TargetState::Ended) // during a step over a breakpoint
+            return RunEnd { "ended", std::nullopt };
+        if (gdbremote::Status resumed = control.resume(signal); !resumed)
+            return resumed.error();
+        RunEnd ran;
+        Result<StopReply> own = awaitStop(control, end, stop, ran.why);
+        if (!own)
+            return own.error();
+        ran.stop = *own;
+        if (!ran.why.empty())
+            return ran;
+        if (own->ended())
+            return RunEnd { "ended", *own };
+        signal = own->code == 0 || own->code == 5 ? 0 : own->code;
+        if (passed)
+            *passed += signal != 0;
+        if (signal)
+            continue;
+        Result<bool> accepted = atTrap(*own);
+        if (!accepted)
+            return accepted.error();
+        if (*accepted)
+            return ran;
     }
 }
 

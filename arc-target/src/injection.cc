@@ -42,25 +42,16 @@ namespace {
     Result<std::string> runTo(gdbremote::TargetControl& control, gdbremote::TargetAccess& access, uint64_t at,
         std::optional<Clock::time_point> end, const std::atomic<bool>* stop)
     {
-        for (int signal = 0;;) {
-            if (Status resumed = control.resume(signal); !resumed)
-                return resumed.error();
-            std::string why;
-            Result<StopReply> own = awaitStop(control, end, stop, why);
-            if (!own)
-                return own.error();
-            if (!why.empty())
-                return why;
-            if (own->ended())
-                return Error { control.session().peer(), 0,
-                    "the program ended before main returned (exit() or a signal): its counters went with it" };
-            signal = own->code == 5 ? 0 : own->code;
-            Result<uint64_t> pc = signal ? Result<uint64_t>(0) : access.readRegister("pc");
-            if (!pc)
-                return pc.error();
-            if (signal == 0 && *pc == at)
-                return std::string();
-        }
+        Result<RunEnd> ran = runUntil(control, end, stop, [&](const StopReply&) -> Result<bool> {
+            Result<uint64_t> pc = access.readRegister("pc");
+            return pc ? Result<bool>(*pc == at) : Result<bool>(pc.error());
+        });
+        if (!ran)
+            return ran.error();
+        if (ran->why == "ended")
+            return Error { control.session().peer(), 0,
+                "the program ended before main returned (exit() or a signal): its counters went with it" };
+        return ran->why;
     }
 
     class Injector {

@@ -169,15 +169,8 @@ int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& 
     if (!result)
         return controlFail(result.error().str());
     printInjected(*result, options);
-    for (int signal = 0;;) { // to its end, the program's own signals passed on: its output is whole
-        if (ppe::gdbremote::Status resumed = a.control.resume(signal); !resumed)
-            return controlFail(resumed.error().str());
-        std::string why;
-        ppe::Result<ppe::gdbremote::StopReply> own = awaitStop(a.control, std::nullopt, &stop, why);
-        if (!own)
-            return controlFail(own.error().str());
-        if (!why.empty() || own->ended())
-            return 0;
-        signal = own->code == 5 ? 0 : own->code;
-    }
+    // To its end, the program's own signals passed on: its output is whole.
+    ppe::Result<RunEnd> ran = runUntil(
+        a.control, std::nullopt, &stop, [](const ppe::gdbremote::StopReply&) { return ppe::Result<bool>(false); });
+    return ran ? 0 : controlFail(ran.error().str());
 }

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,9 +47,25 @@ struct CountResult {
 
 // Waits while the target runs for its own stop, or until `end` or `stop` (set by a signal), when
 // the target control stops it and `why` says "duration" or "interrupted" (empty for its own stop).
-// Console output meanwhile goes where the session sends it. Shared by `count` and `calls`.
+// Console output meanwhile goes where the session sends it.
 Result<gdbremote::StopReply> awaitStop(gdbremote::TargetControl& control,
     std::optional<gdbremote::Clock::time_point> end, const std::atomic<bool>* stop, std::string& why);
+
+// What ended a run of the target (runUntil).
+struct RunEnd {
+    std::string why; // "duration", "interrupted", "ended" (the program's end), or "" (a trap accepted)
+    std::optional<gdbremote::StopReply> stop; // the target's own stop that ended it, if one did
+};
+
+// A trap's handler: true to end the run there, false to resume.
+using TrapHandler = std::function<Result<bool>(const gdbremote::StopReply&)>;
+
+// Resumes the target and lets it run until `end`, an interrupt, the program's end, or a trap
+// (signal 0 or 5: a breakpoint, a bare-metal core's halt) that `atTrap` accepts; the program's own
+// signals are passed on, and counted in `passed` when given. The one run loop of `count`, `calls`
+// (both methods) and the injected program's run to its end.
+Result<RunEnd> runUntil(gdbremote::TargetControl& control, std::optional<gdbremote::Clock::time_point> end,
+    const std::atomic<bool>* stop, const TrapHandler& atTrap, uint64_t* passed = nullptr);
 
 // The conditions of `events` on `pct`, checked before anything is changed: each known, no more
 // than the counters, none twice.
