@@ -1,11 +1,14 @@
 #include "ppe/arc/aux_registers.h"
 
+#include "ppe/arc/trampoline.h"
+
 #include "ppe/gdbremote/hex.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <sstream>
 
 namespace ppe::arc {
 
@@ -156,7 +159,121 @@ gdbremote::Status MonitorAuxRegisters::writeTransient(uint32_t address, uint32_t
     return done ? gdbremote::Status(std::monostate {}) : gdbremote::Status(done.error());
 }
 
-AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed)
+std::vector<uint8_t> auxStubCode()
+{
+    std::vector<uint8_t> code;
+    encode::lrReg(code, 0, 0); // lr r0,[r0]
+    encode::srReg(code, 1, 0); // sr r1,[r0]
+    return code;
+}
+
+StubAuxRegisters::StubAuxRegisters(gdbremote::TargetControl& control, gdbremote::TargetAccess& access, uint32_t area)
+    : m_control(control)
+    , m_access(access)
+    , m_area(area)
+{
+}
+
+std::string StubAuxRegisters::backEnd() const { return "lr/sr stub at " + hex(m_area); }
+
+// The stub, written where it is not already (a second write to code the target has run is refused
+// by some servers: qemu-arc's E14).
+gdbremote::Status StubAuxRegisters::place()
+{
+    if (m_placed)
+        return std::monostate {};
+    const std::vector<uint8_t> code = auxStubCode();
+    const std::string bytes(code.begin(), code.end());
+    Result<std::string> there = m_access.readMemory(m_area, bytes.size());
+    if (!there)
+        return there.error();
+    if (*there != bytes) {
+        if (gdbremote::Status written = m_access.writeMemoryRaw(m_area, bytes); !written)
+            return Error { "", 0, "cannot write the lr/sr stub at " + hex(m_area) + ": " + written.error().message };
+    }
+    m_placed = true;
+    return std::monostate {};
+}
+
+Result<uint32_t> StubAuxRegisters::run(bool store, uint32_t address, uint32_t value)
+{
+    if (gdbremote::Status placed = place(); !placed)
+        return placed.error();
+    struct Saved {
+        const gdbremote::RegisterInfo* reg;
+        std::string bytes;
+    };
+    std::vector<Saved> saved;
+    for (const char* name : { "r0", "r1", "pc", "status32" }) { // status32: an exception changes it
+        const gdbremote::RegisterInfo* reg = m_access.registerNamed(name);
+        Result<std::string> bytes = reg ? m_access.readRegisterBytes(*reg) : Result<std::string>(std::string());
+        if (!bytes || (!reg && std::string_view(name) != "status32"))
+            return Error { "", 0,
+                "the lr/sr stub needs " + std::string(name) + ": "
+                    + (bytes ? "not in the description" : bytes.error().message) };
+        if (reg)
+            saved.push_back({ reg, *bytes });
+    }
+    const uint32_t at = m_area + (store ? 4 : 0);
+    const auto set = [&](size_t i, uint32_t v) {
+        return m_access.writeRegisterBytes(*saved[i].reg, gdbremote::registerBytes(v, saved[i].reg->bytes(), false));
+    };
+    gdbremote::Status ready = set(0, address);
+    ready = ready ? set(1, value) : ready;
+    ready = ready ? set(2, at) : ready;
+    Result<gdbremote::StopReply> stepped = ready ? m_control.step() : Result<gdbremote::StopReply>(ready.error());
+    const bool ran = stepped && stepped->stopped();
+    Result<uint64_t> pc = ran ? m_access.readRegister("pc") : Result<uint64_t>(uint64_t(0));
+    Result<uint64_t> result = ran ? m_access.readRegister("r0") : Result<uint64_t>(uint64_t(0));
+    gdbremote::Status restored = std::monostate {};
+    for (const Saved& s : saved) // whatever happened, unless the program ended
+        restored
+            = restored && (!stepped || !stepped->ended()) ? m_access.writeRegisterBytes(*s.reg, s.bytes) : restored;
+    const std::string what = std::string(store ? "sr" : "lr") + " on " + registerName(address);
+    if (!stepped)
+        return stepped.error();
+    if (!ran)
+        return Error { m_control.session().peer(), 0, "the program ended when the stub ran " + what };
+    if (!pc || !result || !restored)
+        return !pc ? pc.error() : !result ? result.error() : restored.error();
+    if (stepped->code != 5 || *pc != at + 4)
+        return Error { m_control.session().peer(), 0,
+            what + " did not complete (signal " + std::to_string(stepped->code) + ", pc " + hex(uint32_t(*pc))
+                + "): the core does not let the program use it" };
+    return uint32_t(*result);
+}
+
+Result<uint32_t> StubAuxRegisters::read(uint32_t address) { return run(false, address, 0); }
+
+gdbremote::Status StubAuxRegisters::writeTransient(uint32_t address, uint32_t value)
+{
+    Result<uint32_t> done = run(true, address, value);
+    return done ? gdbremote::Status(std::monostate {}) : gdbremote::Status(done.error());
+}
+
+gdbremote::Status StubAuxRegisters::write(uint32_t address, uint32_t value)
+{
+    Result<uint32_t> old = read(address);
+    if (!old)
+        return old.error();
+    return m_access.toolChange("aux-stub " + hex(m_area) + " " + hex(address) + " " + hex(*old),
+        [&] { return writeTransient(address, value); });
+}
+
+void undoAuxStubWrites(gdbremote::TargetControl& control, gdbremote::TargetAccess& access)
+{
+    access.setToolUndo([&control, &access](const std::string& text) -> gdbremote::Status {
+        std::istringstream words(text);
+        std::string kind;
+        uint32_t area = 0, address = 0, value = 0;
+        words >> kind >> std::hex >> area >> address >> value;
+        if (kind != "aux-stub" || !words || !(words >> std::ws).eof())
+            return Error { "", 0, "not an undo of the lr/sr stub: '" + text + "'" };
+        return StubAuxRegisters(control, access, area).writeTransient(address, value);
+    });
+}
+
+AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed, const AuxStubArea& stub)
 {
     AuxProbe probe;
     auto described = std::make_unique<DescribedAuxRegisters>(access);
@@ -177,8 +294,21 @@ AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed)
         probe.registers = std::move(monitor);
         return probe;
     }
-    probe.report += "lr/sr stub: not tried: the PCT registers are privileged, and lr/sr on them traps in a "
-                    "user-mode program (a bare-metal target with writable code would allow it)\n";
+    if (!stub.area || !stub.control) {
+        probe.report += "lr/sr stub: not tried: no --aux-stub (memory the program can write and run)\n";
+    } else if (stub.control->session().features().auxvRead) {
+        probe.report += "lr/sr stub: not tried: the target is a Linux user-mode program (the server offers its "
+                        "auxiliary vector), where "
+            + registerName(needed)
+            + " is privileged and lr/sr on it traps "
+              "(qemu-arc aborts)\n";
+    } else if (auto registers = std::make_unique<StubAuxRegisters>(*stub.control, access, stub.area);
+               Result<uint32_t> value = registers->read(needed)) {
+        probe.report += "lr/sr stub: " + registerName(needed) + " = " + hex(*value) + ": used\n";
+        probe.registers = std::move(registers);
+    } else {
+        probe.report += "lr/sr stub: " + value.error().message + "\n";
+    }
     return probe;
 }
 

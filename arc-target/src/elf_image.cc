@@ -128,9 +128,10 @@ namespace {
         return out;
     }
 
-    // The defined functions with a size of symbol table `symtab` (its strings in `strtab`).
-    std::vector<ElfFunction> functionsOf(
-        int fd, const Section& symtab, const Section& strtab, const Fields& h, bool is64)
+    // The defined symbols of type `type` (STT_FUNC, STT_OBJECT) with a size of symbol table `symtab`
+    // (its strings in `strtab`).
+    std::vector<ElfFunction> symbolsOf(
+        int fd, const Section& symtab, const Section& strtab, const Fields& h, bool is64, unsigned type)
     {
         const std::string symbols = readAt(fd, symtab.offset, size_t(std::min(symtab.size, kMaxTableBytes)));
         const std::string strings = readAt(fd, strtab.offset, size_t(std::min(strtab.size, kMaxTableBytes)));
@@ -143,7 +144,7 @@ namespace {
             const uint64_t section = f.get(at + (is64 ? 6 : 14), 2);
             const uint64_t value = is64 ? f.get(at + 8, 8) : f.get(at + 4, 4);
             const uint64_t size = is64 ? f.get(at + 16, 8) : f.get(at + 8, 4);
-            if (ELF64_ST_TYPE(info) != STT_FUNC || section == SHN_UNDEF || size == 0 || nameAt >= strings.size())
+            if (ELF64_ST_TYPE(info) != type || section == SHN_UNDEF || size == 0 || nameAt >= strings.size())
                 continue;
             out.push_back(
                 { std::string(strings.c_str() + nameAt, strnlen(strings.c_str() + nameAt, strings.size() - nameAt)),
@@ -215,28 +216,42 @@ Result<std::vector<uint64_t>> readElfPointedAddresses(const std::string& path)
         if (s.type == SHT_RELA && s.link < elf.sections.size())
             pointedBy(elf.fd, s, elf.sections[s.link], h, elf.is64, out);
         if (s.type == SHT_DYNSYM && s.link < elf.sections.size() && h.get(16, 2) == ET_DYN) {
-            for (const ElfFunction& f : functionsOf(elf.fd, s, elf.sections[s.link], h, elf.is64))
+            for (const ElfFunction& f : symbolsOf(elf.fd, s, elf.sections[s.link], h, elf.is64, STT_FUNC))
                 out.push_back(f.address);
         }
     }
     return out;
 }
 
-Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path)
+// The symbols of `type` of `path`'s .symtab (its .dynsym when stripped), by address.
+static Result<std::vector<ElfFunction>> readElfSymbols(const std::string& path, unsigned type)
 {
     SectionedElf elf;
     if (Result<bool> opened = openSectioned(path, elf); !opened)
         return opened.error();
-    std::vector<ElfFunction> functions;
+    std::vector<ElfFunction> symbols;
     for (uint32_t wanted : { uint32_t(SHT_SYMTAB), uint32_t(SHT_DYNSYM) }) {
         for (const Section& s : elf.sections) {
-            if (s.type == wanted && s.link < elf.sections.size() && functions.empty())
-                functions = functionsOf(elf.fd, s, elf.sections[s.link], elf.fields(), elf.is64);
+            if (s.type == wanted && s.link < elf.sections.size() && symbols.empty())
+                symbols = symbolsOf(elf.fd, s, elf.sections[s.link], elf.fields(), elf.is64, type);
         }
     }
-    std::sort(functions.begin(), functions.end(),
+    std::sort(symbols.begin(), symbols.end(),
         [](const ElfFunction& a, const ElfFunction& b) { return a.address < b.address; });
-    return functions;
+    return symbols;
+}
+
+Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path) { return readElfSymbols(path, STT_FUNC); }
+
+Result<ElfObject> readElfObject(const std::string& path, const std::string& name)
+{
+    Result<std::vector<ElfObject>> objects = readElfSymbols(path, STT_OBJECT);
+    if (!objects)
+        return objects.error();
+    for (const ElfObject& o : *objects)
+        if (o.name == name)
+            return o;
+    return Error { path, 0, "no data object " + name + " in its symbol table" };
 }
 
 static Result<ElfImage> parse(int fd, const std::string& path)

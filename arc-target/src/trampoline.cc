@@ -87,6 +87,9 @@ namespace encode {
         word32(out, alu(reg, 2, 0x2b, aux & 63, (aux >> 6) & 63));
     }
 
+    void lrReg(std::vector<uint8_t>& out, unsigned b, unsigned c) { word32(out, alu(b, 0, 0x2a, c, 0)); }
+    void srReg(std::vector<uint8_t>& out, unsigned b, unsigned c) { word32(out, alu(b, 0, 0x2b, c, 0)); }
+
     void jumpAbs(std::vector<uint8_t>& out, uint32_t target)
     {
         word32(out, alu(0, 0, 0x20, kLimm, 0));

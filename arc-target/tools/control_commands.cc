@@ -6,6 +6,7 @@
 // detaches. The counters of issue 37 make their changes through the same TargetAccess.
 #include "control_commands.h"
 
+#include "ppe/arc/aux_registers.h"
 #include "ppe/arc/spawned_server.h"
 #include "ppe/core/output_file.h"
 #include "ppe/gdbremote/hex.h"
@@ -13,6 +14,7 @@
 #include "ppe/gdbremote/target_access.h"
 #include "ppe/gdbremote/transcript.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <cctype>
@@ -182,9 +184,15 @@ int restore(const ControlRequest& r)
     if (!session)
         return controlFail(session.error().str());
     TargetControl control(*session);
-    TargetDescription none;
-    TargetAccess access(control, none, false, &*journal);
     const std::vector<UndoEntry> entries = journal->entries();
+    // An lr/sr stub's undo runs the stub: it needs the registers by name (r0, r1, pc).
+    const bool stub = std::any_of(
+        entries.begin(), entries.end(), [](const UndoEntry& e) { return e.kind == UndoEntry::Kind::Tool; });
+    ppe::Result<TargetDescription> description = stub ? session->readTargetDescription() : TargetDescription {};
+    if (!description)
+        return controlFail(description.error().str());
+    TargetAccess access(control, *description, false, &*journal);
+    ppe::arc::undoAuxStubWrites(control, access);
     auto undone = access.undoAll();
     if (!undone)
         return controlFail(undone.error().str() + " (the journal " + path + " keeps the rest)");
@@ -207,6 +215,7 @@ Attachment::Attachment(ppe::gdbremote::Session s, ppe::gdbremote::TargetDescript
     , journal(journalPath, remote)
     , access(control, description, false, &journal)
 {
+    ppe::arc::undoAuxStubWrites(control, access); // the counters written by an lr/sr stub
 }
 
 ppe::Result<std::unique_ptr<Attachment>> attach(

@@ -34,6 +34,7 @@ struct CounterRequest {
     std::string remote, journal, transcript, events, where = "both", elf, functions, graph, spawn, dot;
     std::string range, profilePath; // count --range, --core-profile
     std::string method = "breakpoint", scratch; // calls --method, --scratch
+    std::string auxStub; // --aux-stub: where the lr/sr stub may run (aux_registers.h, back end 3)
     unsigned depth = 64; // calls --method inject: saved returns per function
     std::optional<CoreProfile> profile;
     double durationSeconds = 0, threshold = 1;
@@ -236,6 +237,33 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
     return 0;
 }
 
+// The aux registers of the attached target, the probe's report on standard error: back end 3 only
+// with --aux-stub (a SYMBOL of the --elf, at its load bias, or ADDR:SIZE).
+ppe::Result<std::unique_ptr<AuxRegisters>> auxRegisters(Attachment& a, const CounterRequest& r)
+{
+    AuxStubArea stub;
+    if (!r.auxStub.empty()) {
+        uint64_t bias = 0;
+        if (r.auxStub.find(':') == std::string::npos) {
+            ppe::Result<ElfImage> elf = readElfImage(r.elf);
+            ppe::Result<uint64_t> checked = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
+            if (!checked)
+                return checked.error();
+            bias = *checked;
+        }
+        ppe::Result<std::pair<uint32_t, uint32_t>> region = memoryRegion("--aux-stub", r.auxStub, r.elf, bias);
+        if (!region)
+            return region.error();
+        if (region->second < kAuxStubBytes)
+            return ppe::Error { "", 0,
+                "--aux-stub " + r.auxStub + ": the stub takes " + std::to_string(kAuxStubBytes) + " bytes" };
+        stub = { &a.control, region->first };
+    }
+    AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild, stub);
+    std::fprintf(stderr, "%s", probe.report.c_str());
+    return std::move(probe.registers);
+}
+
 // One batch of the descent: one run of the program (through a server of its own with --spawn), with
 // breakpoints on `batch` and the first counter counting --event; the total is that counter at the
 // end, so the target must halt there (a bare-metal program's end) or run a --duration.
@@ -253,8 +281,8 @@ ppe::Result<BatchCounts> measureBatch(const CounterRequest& r, const std::vector
     if (!attached)
         return attached.error();
     Attachment& a = **attached;
-    AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild);
-    ppe::Result<Pct> pct = startCounter(probe.registers.get(), r.events);
+    ppe::Result<std::unique_ptr<AuxRegisters>> aux = auxRegisters(a, r);
+    ppe::Result<Pct> pct = aux ? startCounter(aux->get(), r.events) : ppe::Result<Pct>(aux.error());
     std::vector<ElfFunction> chosen;
     for (uint32_t f : batch)
         chosen.push_back(functions[f]);
@@ -335,12 +363,13 @@ int run(const std::string& command, const CounterRequest& r, const std::atomic<b
         return controlFail(attached.error().str());
     Attachment& a = **attached;
     std::unique_ptr<AuxRegisters> aux;
-    if (command != "calls" || !r.events.empty()) { // calls alone need no counter
-        AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild);
-        std::fprintf(stderr, "%s", probe.report.c_str());
-        aux = std::move(probe.registers);
-    }
     int status = 0;
+    if (command != "calls" || !r.events.empty()) { // calls alone need no counter
+        ppe::Result<std::unique_ptr<AuxRegisters>> probed = auxRegisters(a, r);
+        if (!probed)
+            return closeAttachment(a, r.transcript, command.c_str(), controlFail(probed.error().str()));
+        aux = std::move(*probed);
+    }
     if (command == "calls") {
         status = calls(a, r, aux, stop);
     } else if (!aux) {
@@ -381,6 +410,8 @@ std::string checkRequest(const std::string& command, const CounterRequest& r)
         return "--depth: from 1 to 65536 saved returns";
     if (command == "calls" && r.events.find(',') != std::string::npos)
         return "calls counts one --event at a time";
+    if (!r.auxStub.empty() && command == "calls" && r.events.empty())
+        return "--aux-stub reaches the counters: calls needs it only with --event";
     if (!r.range.empty() && command != "count")
         return "--range is count's option";
     if (!r.range.empty() && r.profilePath.empty())
@@ -412,6 +443,9 @@ int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
         "calls: by breakpoints (any server; two stops per call), or by code injection (writable code; no stop)");
     add("scratch", po::value(&r.scratch)->value_name("SYMBOL|ADDR:SIZE"),
         "calls --method inject: memory the program can write and run, for the trampolines and counters");
+    add("aux-stub", po::value(&r.auxStub)->value_name("SYMBOL|ADDR:SIZE"),
+        "memory the program can write and run (8 bytes) for an lr/sr stub, where neither the target description "
+        "nor the monitor reaches the aux registers (not on Linux: privileged there)");
     add("depth", po::value(&r.depth)->value_name("N"), "calls --method inject: the deepest recursion hooked (64)");
     add("graph", po::value(&r.graph)->value_name("FILE"),
         "descend: the call graph (CALLER -> CALLEE lines); default: the --elf's code");

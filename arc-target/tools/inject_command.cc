@@ -11,83 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <elf.h>
-#include <fcntl.h>
 #include <sstream>
 #include <unistd.h>
 
 using namespace ppe::arc;
 
 namespace {
-
-constexpr size_t kMostSymbolBytes = 64u << 20;
-
-std::string readAt(int fd, uint64_t offset, size_t size)
-{
-    std::string bytes(size, '\0');
-    const ssize_t got = ::pread(fd, bytes.data(), size, off_t(offset));
-    bytes.resize(got > 0 ? size_t(got) : 0);
-    return bytes;
-}
-
-// The link-time address and size of the data object `name` in the ELF32 little-endian file `path`
-// (an ARC program's .symtab), for --scratch SYMBOL.
-ppe::Result<std::pair<uint32_t, uint32_t>> objectSymbol(const std::string& path, const std::string& name)
-{
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ppe::Error { path, 0, std::string("cannot open: ") + std::strerror(errno) };
-    const std::string header = readAt(fd, 0, sizeof(Elf32_Ehdr));
-    Elf32_Ehdr h {};
-    std::memcpy(&h, header.data(), std::min(header.size(), sizeof h));
-    std::string sections
-        = header.size() == sizeof h && header[EI_CLASS] == ELFCLASS32 && h.e_shentsize == sizeof(Elf32_Shdr)
-        ? readAt(fd, h.e_shoff, size_t(h.e_shnum) * sizeof(Elf32_Shdr))
-        : std::string();
-    for (size_t at = 0; at + sizeof(Elf32_Shdr) <= sections.size(); at += sizeof(Elf32_Shdr)) {
-        Elf32_Shdr s {}, strings {};
-        std::memcpy(&s, sections.data() + at, sizeof s);
-        if (s.sh_type != SHT_SYMTAB || (s.sh_link + 1) * sizeof(Elf32_Shdr) > sections.size())
-            continue;
-        std::memcpy(&strings, sections.data() + s.sh_link * sizeof(Elf32_Shdr), sizeof strings);
-        const std::string symbols = readAt(fd, s.sh_offset, std::min<size_t>(s.sh_size, kMostSymbolBytes));
-        const std::string names = readAt(fd, strings.sh_offset, std::min<size_t>(strings.sh_size, kMostSymbolBytes));
-        for (size_t i = 0; i + sizeof(Elf32_Sym) <= symbols.size(); i += sizeof(Elf32_Sym)) {
-            Elf32_Sym sym {};
-            std::memcpy(&sym, symbols.data() + i, sizeof sym);
-            if (ELF32_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF && sym.st_name < names.size()
-                && names.compare(sym.st_name, name.size() + 1, std::string(name.c_str(), name.size() + 1)) == 0) {
-                ::close(fd);
-                return std::pair { uint32_t(sym.st_value), uint32_t(sym.st_size) };
-            }
-        }
-    }
-    ::close(fd);
-    return ppe::Error { path, 0, "no data object " + name + " in its symbol table (for --scratch)" };
-}
-
-// --scratch ADDR:SIZE (run-time), or SYMBOL of the ELF (at the load bias).
-ppe::Result<std::pair<uint32_t, uint32_t>> scratchOf(const InjectRequest& r, uint64_t bias)
-{
-    if (r.scratch.empty())
-        return ppe::Error { "", 0,
-            "code injection needs a scratch region the program can write and run: --scratch SYMBOL or ADDR:SIZE" };
-    const size_t colon = r.scratch.find(':');
-    if (colon == std::string::npos) {
-        auto symbol = objectSymbol(r.elf, r.scratch);
-        if (symbol)
-            symbol->first += uint32_t(bias);
-        return symbol;
-    }
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long address = std::strtoull(r.scratch.c_str(), &end, 0);
-    const bool addressOk = end == r.scratch.c_str() + colon && !errno && address <= 0xffffffffu;
-    const unsigned long long size = std::strtoull(r.scratch.c_str() + colon + 1, &end, 0);
-    if (!addressOk || *end || errno || size == 0 || address + size > 0x100000000ull)
-        return ppe::Error { "", 0, "--scratch " + r.scratch + ": not SYMBOL or ADDR:SIZE" };
-    return std::pair { uint32_t(address), uint32_t(size) };
-}
 
 ppe::Result<std::vector<ElfFunction>> chosenFunctions(const InjectRequest& r, ElfFunction& main)
 {
@@ -142,6 +71,26 @@ void printInjected(const InjectionResult& result, const InjectOptions& options)
 
 } // namespace
 
+ppe::Result<std::pair<uint32_t, uint32_t>> memoryRegion(
+    const std::string& option, const std::string& text, const std::string& elf, uint64_t bias)
+{
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos) {
+        ppe::Result<ElfObject> object = readElfObject(elf, text);
+        if (!object)
+            return object.error();
+        return std::pair { uint32_t(object->address + bias), uint32_t(object->size) };
+    }
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long address = std::strtoull(text.c_str(), &end, 0);
+    const bool addressOk = end == text.c_str() + colon && !errno && address <= 0xffffffffu;
+    const unsigned long long size = std::strtoull(text.c_str() + colon + 1, &end, 0);
+    if (!addressOk || *end || errno || size == 0 || address + size > 0x100000000ull)
+        return ppe::Error { "", 0, option + " " + text + ": not SYMBOL or ADDR:SIZE" };
+    return std::pair { uint32_t(address), uint32_t(size) };
+}
+
 int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& stop)
 {
     ElfFunction main;
@@ -155,7 +104,7 @@ int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& 
     ppe::Result<uint64_t> bias = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
     if (!bias)
         return controlFail(bias.error().str());
-    ppe::Result<std::pair<uint32_t, uint32_t>> scratch = scratchOf(r, *bias);
+    ppe::Result<std::pair<uint32_t, uint32_t>> scratch = memoryRegion("--scratch", r.scratch, r.elf, *bias);
     if (!scratch)
         return controlFail(scratch.error().str());
     InjectOptions options;

@@ -5,7 +5,9 @@
 #include "control_commands.h"
 
 #include <atomic>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 struct InjectRequest {
     std::string elf, functions, scratch; // --scratch SYMBOL or ADDR:SIZE
@@ -13,6 +15,11 @@ struct InjectRequest {
     unsigned capacity = 64; // --depth: saved returns per function
     bool pct = false; // --action pct: the trampolines also start and stop the PCT (a core that lets the program)
 };
+
+// --scratch or --aux-stub `text`: ADDR:SIZE (run-time), or SYMBOL, a data object of the ELF file
+// `elf` (at the load bias). Its address and size.
+ppe::Result<std::pair<uint32_t, uint32_t>> memoryRegion(
+    const std::string& option, const std::string& text, const std::string& elf, uint64_t bias);
 
 // The exit status; the table on standard output, a refusal as one line on standard error.
 int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& stop);

@@ -314,6 +314,18 @@ Status TargetAccess::monitorChange(const std::string& command, const std::string
     return done ? Status(std::monostate {}) : Status(done.error());
 }
 
+Status TargetAccess::toolChange(const std::string& undo, const std::function<Status()>& change)
+{
+    if (!m_journal)
+        return Error { m_control.session().peer(), 0, "no undo journal: no change by '" + undo + "'" };
+    if (auto kept = m_journal->add({ UndoEntry::Kind::Tool, undo, 0, {}, 0 }); !kept)
+        return kept.error();
+    Status done = change();
+    if (!done)
+        m_journal->dropLast(); // refused: nothing changed
+    return done;
+}
+
 // Undoes one change; a breakpoint the server no longer knows is gone already.
 Status TargetAccess::apply(const UndoEntry& e)
 {
@@ -332,6 +344,11 @@ Status TargetAccess::apply(const UndoEntry& e)
         auto done = monitor(e.name);
         return done ? Status(std::monostate {}) : Status(done.error());
     }
+    case UndoEntry::Kind::Tool:
+        if (!m_toolUndo)
+            return Error { m_journal ? m_journal->path() : "", 0,
+                "a change only ppe-arc's own code can undo ('" + e.name + "'): not here" };
+        return m_toolUndo(e.name);
     case UndoEntry::Kind::Breakpoint: { // any reply will do: an E NN says it is gone already
         auto reply = m_control.request("z0," + hexNumber(e.number) + "," + std::to_string(e.breakpointKind));
         return reply ? Status(std::monostate {}) : Status(reply.error());

@@ -28,6 +28,8 @@ namespace {
             return "breakpoint " + hexNumber(e.number) + " " + std::to_string(e.breakpointKind);
         case UndoEntry::Kind::Monitor:
             return "monitor " + toHex(e.name);
+        case UndoEntry::Kind::Tool:
+            return "tool " + toHex(e.name);
         }
         return {};
     }
@@ -107,11 +109,11 @@ namespace {
                 return bad();
             return UndoEntry { UndoEntry::Kind::Register, a, std::stoull(b), *bytes, 0, std::stoull(c) };
         }
-        if (kind == "monitor") {
+        if (kind == "monitor" || kind == "tool") {
             auto command = fromHex(a);
             if (!command || command->empty() || command->size() > 1024 || !b.empty())
                 return bad();
-            return UndoEntry { UndoEntry::Kind::Monitor, *command, 0, {}, 0 };
+            return UndoEntry { kind == "tool" ? UndoEntry::Kind::Tool : UndoEntry::Kind::Monitor, *command, 0, {}, 0 };
         }
         auto address = parseHexNumber(a);
         if (kind == "memory") {

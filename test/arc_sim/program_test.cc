@@ -155,6 +155,25 @@ TEST(SimProgram, PpeArcCountAndCallsEqualTheMachinesTruth)
     EXPECT_EQ(cell(table, "leaf", 0), 900u) << table; // 700 from shared, 200 from right
 }
 
+// --aux-stub on a gdbserver-like target (a Linux user-mode program: it offers the auxiliary
+// vector): the description has no PCT and there is no monitor, and the stub is not tried on a
+// privileged register there (qemu-arc would abort); the report says why, and the command fails in
+// one line. (The stub itself runs on the real qemu-arc: e2e/arc_aux_stub_test.cc.)
+TEST(SimProgram, PpeArcAuxStubIsNotTriedOnALinuxProgram)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--personality", "gdbserver" });
+    const std::string port = sim.line();
+    Program arc(
+        { PPE_ARC, "conditions", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--aux-stub", "0x1000:8" },
+        true);
+    const std::string said = arc.rest();
+    EXPECT_NE(arc.wait(), 0) << said;
+    EXPECT_NE(said.find("lr/sr stub: not tried: the target is a Linux user-mode program"), std::string::npos) << said;
+    EXPECT_NE(said.find("error: no way to the aux registers"), std::string::npos) << said;
+}
+
 // calls.tree with fewer calls: main calls left 3 times, right twice, fact twice.
 std::string smallTree()
 {

@@ -71,7 +71,7 @@ ppe_gnu_built(ppe_arc_calls)
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
 add_executable(ppe_arc_e2e_tests arc_sample_test.cc arc_defects_test.cc arc_restore_test.cc arc_qemu_bias_test.cc
-  arc_calls_test.cc arc_inject_test.cc)
+  arc_calls_test.cc arc_inject_test.cc arc_aux_stub_test.cc)
 target_link_libraries(ppe_arc_e2e_tests PRIVATE ppe_test_support ppe_profile ppe_arc GTest::gtest_main)
 add_dependencies(ppe_arc_e2e_tests ppe-arc ppeout split mathlib ppe_arc_split_cross ppe_arc_loop ppe_arc_calls)
 target_compile_definitions(ppe_arc_e2e_tests PRIVATE

@@ -4,6 +4,7 @@
 // the right labels; the patch at the entry must be the branch to the trampoline. And the refusals
 // of injection.h's planPatch: a PC-relative instruction among the bytes to move, a branch into
 // them, a site shorter than the branch.
+#include "ppe/arc/aux_registers.h"
 #include "ppe/arc/injection.h"
 #include "ppe/arc/trampoline.h"
 
@@ -221,4 +222,16 @@ TEST(ArcTrampoline, BranchesCountFromPclWhereTheStubIsNotWordAligned)
               "sub r12,r12,0x1", "st r12,[0x21008]", std::string("brne.nt r12,0,") + target, "mov blink,0",
               "sr blink,[597]", "add2 blink,0x21014,r12", "ld blink,[blink]", "ld.ab r12,[sp,4]", "j [blink]" };
     EXPECT_EQ(stub, expected);
+}
+
+// The aux registers' third way (aux_registers.h): the stub the target runs is lr r0,[r0] and
+// sr r1,[r0], as objdump reads them.
+TEST(ArcTrampoline, TheAuxStubIsLrAndSr)
+{
+    std::string reason;
+    if (!haveTools(reason))
+        GTEST_SKIP() << reason;
+    const std::vector<std::string> expected = { "lr r0,[r0]", "sr r1,[r0]" };
+    EXPECT_EQ(disassemble(auxStubCode(), 0x10000), expected);
+    EXPECT_EQ(auxStubCode().size(), kAuxStubBytes);
 }

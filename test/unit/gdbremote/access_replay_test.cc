@@ -248,26 +248,30 @@ TEST(UndoJournalFile, RoundTripAndDamage)
         ASSERT_TRUE(journal.add({ UndoEntry::Kind::Memory, {}, 0x1402c, "abc", 0 }));
         ASSERT_TRUE(journal.add({ UndoEntry::Kind::Breakpoint, {}, 0x1054c, {}, 2 }));
         ASSERT_TRUE(journal.add({ UndoEntry::Kind::Monitor, "arc jtag set-aux-reg 0x254 0x0", 0, {}, 0 }));
+        ASSERT_TRUE(journal.add({ UndoEntry::Kind::Tool, "aux-stub 0x1000 0x255 0x1", 0, {}, 0 }));
         UndoJournal again(path, "x");
         EXPECT_FALSE(again.add({ UndoEntry::Kind::Memory, {}, 1, "z", 0 })) << "an existing journal overwritten";
     }
     auto loaded = UndoJournal::load(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error().str();
     EXPECT_EQ(loaded->remote(), "127.0.0.1:1234");
-    ASSERT_EQ(loaded->entries().size(), 4u);
+    ASSERT_EQ(loaded->entries().size(), 5u);
     EXPECT_EQ(loaded->entries()[0].offset, 144u);
     EXPECT_EQ(loaded->entries()[0].bytes, std::string("\x10\x20\x00\x00", 4));
     EXPECT_EQ(loaded->entries()[1].bytes, "abc");
     EXPECT_EQ(loaded->entries()[2].breakpointKind, 2u);
     EXPECT_EQ(loaded->entries()[3].kind, UndoEntry::Kind::Monitor);
     EXPECT_EQ(loaded->entries()[3].name, "arc jtag set-aux-reg 0x254 0x0");
+    EXPECT_EQ(loaded->entries()[4].kind, UndoEntry::Kind::Tool);
+    EXPECT_EQ(loaded->entries()[4].name, "aux-stub 0x1000 0x255 0x1");
+    loaded->dropLast();
     loaded->dropLast();
     loaded->dropLast();
     loaded->dropLast();
     loaded->dropLast();
     EXPECT_FALSE(std::filesystem::exists(path)) << "an empty journal stays";
     for (const char* bad : { "memory zz 00", "register pc x 0 00", "breakpoint 10 99999", "memory 10", "nonsense",
-             "monitor", "monitor zz", "monitor 6162 63" }) {
+             "monitor", "monitor zz", "monitor 6162 63", "tool", "tool 6162 63" }) {
         std::ofstream(path) << "ppe-arc undo journal 1\nremote x:1\n" << bad << "\n";
         auto damaged = UndoJournal::load(path);
         ASSERT_FALSE(damaged.ok()) << bad;

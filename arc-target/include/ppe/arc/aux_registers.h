@@ -5,23 +5,26 @@
 //     the table below, without regard to case;
 //  2. OpenOCD's `monitor arc jtag get-aux-reg N` / `set-aux-reg N V` through `qRcmd`, which reach
 //     any aux register whether or not the description has it;
-//  3. an `lr`/`sr` stub injected into the target's code, where code can be written and the core lets
-//     the program use those registers. Not built: in a Linux user-mode program (qemu-arc,
-//     gdbserver on ARC Linux) the PCT registers are privileged and `lr`/`sr` on them trap, so the
-//     probe says so instead. Trying would cost the user the session: qemu-arc runs a program's
-//     `lr r0,[lp_start]` but aborts the whole emulator on `lr r1,[0x254]` ("unhandled CPU
-//     exception 0x2"), with no signal a debugger could catch.
+//  3. an `lr`/`sr` stub the target runs itself (StubAuxRegisters), where the user names memory the
+//     program can write and run (--aux-stub) and the core lets the program use those registers.
+//     Not tried for a Linux user-mode program (the server offers the auxiliary vector: qemu-arc,
+//     gdbserver on ARC Linux): there the PCT registers are privileged and `lr`/`sr` on them trap,
+//     and trying would cost the user the session: qemu-arc runs a program's `lr r0,[lp_start]` but
+//     aborts the whole emulator on `lr r1,[0x254]` ("unhandled CPU exception 0x2"), with no
+//     signal a debugger could catch. The probe says so instead.
 // Every write goes through the undo journal first (the old value), so detach and `ppe-arc restore`
 // put back what was there.
 #pragma once
 
 #include "ppe/gdbremote/target_access.h"
+#include "ppe/gdbremote/target_control.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ppe::arc {
 
@@ -91,12 +94,50 @@ private:
 // surrounding white space; nullopt for anything else (an error message).
 std::optional<uint32_t> parseMonitorNumber(std::string_view output);
 
+// Back end 3: `lr r0,[r0]` and `sr r1,[r0]`, written once to `area` (run-time; kAuxStubBytes the
+// program can write and run; left there, like the trampolines) and run by the target: a read or
+// write saves the stopped thread's r0, r1, pc and status32, points the pc at the instruction, steps
+// that thread over it (no other thread runs) and puts the registers back. A step that does not end
+// past the instruction (it trapped: a privileged register, or one the core lacks) is an error
+// naming the register, and its signal is not delivered. A write is journalled as a tool entry that
+// runs the stub again with the old value (undoAuxStubWrite).
+inline constexpr uint32_t kAuxStubBytes = 8;
+std::vector<uint8_t> auxStubCode();
+
+class StubAuxRegisters : public AuxRegisters {
+public:
+    StubAuxRegisters(gdbremote::TargetControl& control, gdbremote::TargetAccess& access, uint32_t area);
+    Result<uint32_t> read(uint32_t address) override;
+    gdbremote::Status write(uint32_t address, uint32_t value) override;
+    gdbremote::Status writeTransient(uint32_t address, uint32_t value) override;
+    std::string backEnd() const override;
+
+private:
+    Result<uint32_t> run(bool store, uint32_t address, uint32_t value);
+    gdbremote::Status place();
+
+    gdbremote::TargetControl& m_control;
+    gdbremote::TargetAccess& m_access;
+    uint32_t m_area;
+    bool m_placed = false;
+};
+
+// Lets `access` undo the stub's journalled writes (its tool entries): at every attach that may use
+// the stub, and by `ppe-arc restore`.
+void undoAuxStubWrites(gdbremote::TargetControl& control, gdbremote::TargetAccess& access);
+
 struct AuxProbe {
     std::unique_ptr<AuxRegisters> registers; // null: no back end reaches `needed`
     std::string report; // one line per back end tried, and why each was or was not taken
 };
 
+// Where back end 3 may run: `area` 0 when the user named none.
+struct AuxStubArea {
+    gdbremote::TargetControl* control = nullptr;
+    uint32_t area = 0;
+};
+
 // The first back end that reads `needed` (e.g. aux::kPctBuild).
-AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed);
+AuxProbe probeAuxRegisters(gdbremote::TargetAccess& access, uint32_t needed, const AuxStubArea& stub = {});
 
 } // namespace ppe::arc

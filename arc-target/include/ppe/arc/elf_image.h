@@ -51,6 +51,12 @@ struct ElfFunction {
 // The functions of `path`'s .symtab (its .dynsym when stripped), by address; errors name the file.
 Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path);
 
+// A data object of the ELF's symbol table (STT_OBJECT with a size, defined): the same fields.
+using ElfObject = ElfFunction;
+
+// The data object `name` of `path` (--scratch and --aux-stub SYMBOL); errors name the file.
+Result<ElfObject> readElfObject(const std::string& path, const std::string& name);
+
 // Code addresses that may be reached other than by the calls the code shows, from what the dynamic
 // linker reads: the addends of RELA relocations (a pointer a PIC object's data will hold), the
 // values of the symbols relocations other than jump slots name, and in a shared object (ET_DYN)

@@ -88,6 +88,8 @@ namespace encode {
     void storeAt(std::vector<uint8_t>& out, unsigned value, unsigned base); // st value,[base]
     void loadAt(std::vector<uint8_t>& out, unsigned reg, unsigned base); // ld reg,[base]
     void srAux(std::vector<uint8_t>& out, unsigned reg, uint32_t aux); // sr reg,[aux] (aux < 2048)
+    void lrReg(std::vector<uint8_t>& out, unsigned b, unsigned c); // lr b,[c]
+    void srReg(std::vector<uint8_t>& out, unsigned b, unsigned c); // sr b,[c]
     void jumpAbs(std::vector<uint8_t>& out, uint32_t target); // j limm
     void jumpReg(std::vector<uint8_t>& out, unsigned reg); // j [reg]
     // b s25 at `at` to `to` (within ±16 MiB, `to` even).

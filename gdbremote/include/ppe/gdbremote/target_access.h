@@ -13,6 +13,7 @@
 #include "ppe/gdbremote/undo_journal.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -57,6 +58,12 @@ public:
     // A monitor command that changes the target, `undo` the one that puts it back (journalled
     // first, like every change). Its output is not looked at: servers print nothing or a note.
     Status monitorChange(const std::string& command, const std::string& undo);
+    // A change the tool makes by its own means (ppe-arc's lr/sr stub, aux_registers.h), `undo` the
+    // text its undo handler takes to put it back (journalled first, like every change).
+    Status toolChange(const std::string& undo, const std::function<Status()>& change);
+    // The handler of the journal's tool entries (undoAll, `ppe-arc restore`); without one such an
+    // entry is an error that keeps the journal.
+    void setToolUndo(std::function<Status(const std::string&)> handler) { m_toolUndo = std::move(handler); }
 
     // Undoes every change of the journal, newest first, and empties it; the first failure ends it.
     Status undoAll();
@@ -74,6 +81,7 @@ private:
     bool m_bigEndian;
     UndoJournal* m_journal;
     Capabilities m_caps;
+    std::function<Status(const std::string&)> m_toolUndo;
 };
 
 } // namespace ppe::gdbremote

@@ -11,6 +11,9 @@
 //     breakpoint 10b3c 2               a software breakpoint (Z0) and its kind
 //     monitor 6172632e2e2e             the monitor command (qRcmd, hex) that undoes a change made
 //                                      by one (OpenOCD's `arc jtag set-aux-reg N OLD`)
+//     tool 6175782d...                 a change the tool undoes by its own means (hex): ppe-arc's
+//                                      `aux-stub AREA ADDRESS OLD` (an aux register written by
+//                                      the lr/sr stub, aux_registers.h)
 #pragma once
 
 #include "ppe/support/result.h"
@@ -24,8 +27,8 @@
 namespace ppe::gdbremote {
 
 struct UndoEntry {
-    enum class Kind { Register, Memory, Breakpoint, Monitor } kind;
-    std::string name; // Register: its name; Monitor: the command that undoes the change
+    enum class Kind { Register, Memory, Breakpoint, Monitor, Tool } kind;
+    std::string name; // Register: its name; Monitor: the command that undoes the change; Tool: its text
     uint64_t number = 0; // Register: regnum; Memory and Breakpoint: the address
     std::string bytes; // Register and Memory: the old bytes (raw)
     unsigned breakpointKind = 0;
