@@ -128,8 +128,10 @@ namespace {
         return out;
     }
 
+    constexpr unsigned kImported = ~0u; // symbolsOf's `type` for the undefined symbols, whatever their type
+
     // The defined symbols of type `type` (STT_FUNC, STT_OBJECT) with a size of symbol table `symtab`
-    // (its strings in `strtab`).
+    // (its strings in `strtab`), or the undefined ones (kImported).
     std::vector<ElfFunction> symbolsOf(
         int fd, const Section& symtab, const Section& strtab, const Fields& h, bool is64, unsigned type)
     {
@@ -144,7 +146,9 @@ namespace {
             const uint64_t section = f.get(at + (is64 ? 6 : 14), 2);
             const uint64_t value = is64 ? f.get(at + 8, 8) : f.get(at + 4, 4);
             const uint64_t size = is64 ? f.get(at + 16, 8) : f.get(at + 8, 4);
-            if (ELF64_ST_TYPE(info) != type || section == SHN_UNDEF || size == 0 || nameAt >= strings.size())
+            const bool wanted = type == kImported ? section == SHN_UNDEF
+                                                  : ELF64_ST_TYPE(info) == type && section != SHN_UNDEF && size != 0;
+            if (!wanted || nameAt >= strings.size())
                 continue;
             out.push_back(
                 { std::string(strings.c_str() + nameAt, strnlen(strings.c_str() + nameAt, strings.size() - nameAt)),
@@ -242,6 +246,16 @@ static Result<std::vector<ElfFunction>> readElfSymbols(const std::string& path, 
 }
 
 Result<std::vector<ElfFunction>> readElfFunctions(const std::string& path) { return readElfSymbols(path, STT_FUNC); }
+
+Result<bool> elfImports(const std::string& path, const std::string& name)
+{
+    Result<std::vector<ElfFunction>> imported = readElfSymbols(path, kImported);
+    if (!imported)
+        return imported.error();
+    // In .symtab a versioned import keeps its version in the name: pthread_create@GLIBC_2.34.
+    return std::any_of(imported->begin(), imported->end(),
+        [&](const ElfFunction& f) { return f.name == name || f.name.rfind(name + "@", 0) == 0; });
+}
 
 Result<ElfObject> readElfObject(const std::string& path, const std::string& name)
 {

@@ -68,19 +68,6 @@ namespace {
         bool qemuUser = false; // ... and offers the auxiliary vector: QEMU's user-mode stub
     };
 
-    // QEMU's stubs answer a query of their own (`qqemu.sstepbits`: "ENABLE=1,NOIRQ=2,NOTIMER=4");
-    // gdbserver, OpenOCD and nSIM answer an unknown query with nothing. The user-mode stub offers
-    // qXfer:auxv:read (a process's), the system-mode one does not.
-    Status probeQemu(Session& session, Prepared& p)
-    {
-        auto reply = session.request("qqemu.sstepbits");
-        if (!reply)
-            return reply.error();
-        p.qemu = reply->rfind("ENABLE=", 0) == 0;
-        p.qemuUser = p.qemu && session.features().auxvRead;
-        return std::monostate {};
-    }
-
     Status prepare(Session& session, const SampleRequest& r, Prepared& p)
     {
         auto first = startSession(session, true);
@@ -100,8 +87,11 @@ namespace {
         if (!bias)
             return bias.error();
         p.loadBias = *bias;
-        if (auto probed = probeQemu(session, p); !probed)
-            return probed;
+        Result<QemuStub> qemu = probeQemu(session);
+        if (!qemu)
+            return qemu.error();
+        p.qemu = qemu->qemu;
+        p.qemuUser = qemu->user;
         auto mode = chooseMode(session, r.mode);
         if (!mode)
             return mode.error();
@@ -222,6 +212,15 @@ namespace {
     }
 
 } // namespace
+
+Result<QemuStub> probeQemu(Session& session)
+{
+    auto reply = session.request("qqemu.sstepbits");
+    if (!reply)
+        return reply.error();
+    const bool qemu = reply->rfind("ENABLE=", 0) == 0;
+    return QemuStub { qemu, qemu && session.features().auxvRead };
+}
 
 Result<std::string> chooseMode(Session& session, const std::string& mode)
 {

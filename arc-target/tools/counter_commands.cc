@@ -9,6 +9,7 @@
 #include "ppe/arc/call_counts.h"
 #include "ppe/arc/counting.h"
 #include "ppe/arc/image_check.h"
+#include "ppe/arc/sample_run.h"
 #include "ppe/arc/spawned_server.h"
 #include "ppe/arc/static_calls.h"
 #include "ppe/core/output_file.h"
@@ -229,6 +230,15 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
         pct.emplace(std::move(*opened));
         options.counter = [&pct] { return pct->read(0); };
     }
+    // QEMU's user-mode stub stops only the thread that hit a breakpoint: the others run on, past
+    // breakpoints that are out while one thread is stepped over its own, and their stops come mixed
+    // with its replies (measured: wrong depths, lost calls, garbled replies).
+    ppe::Result<QemuStub> qemu = probeQemu(a.session);
+    ppe::Result<bool> threads = elfImports(r.elf, "pthread_create");
+    if (qemu && qemu->user && threads && *threads)
+        return controlFail(r.elf
+            + " can start threads (it calls pthread_create), and QEMU's user-mode stub does not stop the other "
+              "threads when one stops at a breakpoint: their counts would be wrong; count it under gdbserver");
     ppe::Result<CallCountResult> result
         = countCalls(a.control, a.access, a.description.architecture, *functions, options, &stop);
     if (!result)

@@ -68,7 +68,8 @@ std::pair<RunResult, RunResult> countWith(
     return { calls, RunResult {} };
 }
 
-void checkCounts(const RunResult& calls, const std::string& programOutput, const std::string& bare, int n)
+void checkCounts(
+    const RunResult& calls, const std::string& programOutput, const std::string& bare, int n, uint64_t threads = 1)
 {
     ASSERT_EQ(calls.status, 0) << calls.out << calls.err;
     EXPECT_EQ(programOutput, bare) << "the program's output changed under breakpoints";
@@ -80,8 +81,8 @@ void checkCounts(const RunResult& calls, const std::string& programOutput, const
         EXPECT_EQ(table.at(name)[0], count) << name << "\n" << calls.out;
         EXPECT_EQ(table.at(name)[2], table.at(name)[1]) << name << ": every outermost call returned";
     }
-    EXPECT_EQ(table.at("fib")[1], 1u) << "fib is entered once from outside itself";
-    EXPECT_EQ(table.at("fib")[3], uint64_t(n)) << "fib(n) recurses n deep";
+    EXPECT_EQ(table.at("fib")[1], threads) << "fib is entered once from outside itself in each thread";
+    EXPECT_EQ(table.at("fib")[3], uint64_t(n)) << "fib(n) recurses n deep, in each thread apart";
     EXPECT_EQ(table.at("twice")[1], table.at("twice")[0]) << "twice never recurses";
 }
 
@@ -118,6 +119,57 @@ TEST(ArcCalls, GdbserverCountsEveryCallAndChangesNothing)
         },
         PPE_CALLS_NATIVE, journal);
     checkCounts(calls, served.out, bare.out, 12);
+    EXPECT_FALSE(fileExists(journal)) << readFile(journal);
+}
+
+// Four threads at once, each running fib(10) and the twice loop: every stop is counted for the thread
+// that made it, so each thread's recursion is 10 deep and its outermost call its own (one thread's
+// returns matched with another's calls would give a depth above 10, or calls left unreturned).
+TEST(ArcCalls, GdbserverCountsEachThreadsCallsApart)
+{
+    if (!executable(PPE_GDBSERVER))
+        GTEST_SKIP() << "gdbserver is not installed (Debian: gdbserver)";
+    TempDir dir;
+    const RunResult bare = runProgram({ PPE_CALLS_NATIVE, "10", "30", "4" });
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    const std::string journal = dir.file("threads.undo");
+    auto [calls, served] = countWith(
+        [](const std::string& port) {
+            return startProgram({ PPE_GDBSERVER, "--once", ":" + port, PPE_CALLS_NATIVE, "10", "30", "4" });
+        },
+        PPE_CALLS_NATIVE, journal);
+    checkCounts(calls, served.out, bare.out, 10, 4);
+    EXPECT_FALSE(fileExists(journal)) << readFile(journal);
+}
+
+// The same four threads under qemu-arc, whose stub (QEMU's user-mode one) stops only the thread that
+// hit a breakpoint: the others run on past breakpoints that are out for a step, and their stops
+// come mixed with the replies. ppe-arc refuses a program that calls pthread_create there, before
+// any breakpoint, rather than print wrong counts, and the program runs on to its own output.
+TEST(ArcCalls, QemuArcRefusesToCountAThreadedProgram)
+{
+    if (!executable(PPE_QEMU_ARC) || std::string(PPE_CALLS_THREADS_ARC).empty())
+        GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
+    TempDir dir;
+    const std::vector<std::string> program = { PPE_CALLS_THREADS_ARC, "10", "30", "4" };
+    std::vector<std::string> alone = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
+    alone.insert(alone.end(), program.begin(), program.end());
+    const RunResult bare = runProgram(alone);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    const std::string journal = dir.file("threads.undo");
+    auto [calls, served] = countWith(
+        [&](const std::string& port) {
+            std::vector<std::string> server = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu", "-g", port };
+            server.insert(server.end(), program.begin(), program.end());
+            return startProgram(server);
+        },
+        PPE_CALLS_THREADS_ARC, journal);
+    EXPECT_EQ(calls.status, 1) << calls.out << calls.err;
+    EXPECT_TRUE(std::regex_search(calls.err,
+        std::regex("error: .*calls_threads.arc can start threads \\(it calls pthread_create\\).*count it under "
+                   "gdbserver")))
+        << calls.err;
+    EXPECT_EQ(served.out, bare.out) << "the refused program did not run on as it would";
     EXPECT_FALSE(fileExists(journal)) << readFile(journal);
 }
 

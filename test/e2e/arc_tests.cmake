@@ -48,12 +48,17 @@ if(PPE_ARC_GCC)
 endif()
 # arc_calls.c: functions that count their own calls (arc_calls_test.cc), for ARC and natively.
 set(PPE_CALLS_ARC "")
+set(PPE_CALLS_THREADS_ARC "")
 if(PPE_ARC_GCC)
   set(PPE_CALLS_ARC ${CMAKE_CURRENT_BINARY_DIR}/calls.arc)
   set(calls_src ${CMAKE_CURRENT_SOURCE_DIR}/arc_calls.c)
   add_custom_command(OUTPUT ${PPE_CALLS_ARC} COMMAND ${PPE_ARC_GCC} -g -O2 ${calls_src} -o ${PPE_CALLS_ARC}
     DEPENDS ${calls_src} COMMENT "arc_calls.c for ARC HS")
-  list(APPEND split_cross ${PPE_CALLS_ARC})
+  set(PPE_CALLS_THREADS_ARC ${CMAKE_CURRENT_BINARY_DIR}/calls_threads.arc)
+  add_custom_command(OUTPUT ${PPE_CALLS_THREADS_ARC}
+    COMMAND ${PPE_ARC_GCC} -g -O2 -DCALLS_THREADS ${calls_src} -o ${PPE_CALLS_THREADS_ARC}
+    DEPENDS ${calls_src} COMMENT "arc_calls.c with threads for ARC HS")
+  list(APPEND split_cross ${PPE_CALLS_ARC} ${PPE_CALLS_THREADS_ARC})
 endif()
 # arc_inject.c: the same functions on pages the program makes writable, for code injection
 # (arc_inject_test.cc).
@@ -67,6 +72,7 @@ if(PPE_ARC_GCC)
 endif()
 add_executable(ppe_arc_calls arc_calls.c)
 target_compile_options(ppe_arc_calls PRIVATE -O2 -g)
+target_compile_definitions(ppe_arc_calls PRIVATE CALLS_THREADS)
 ppe_gnu_built(ppe_arc_calls)
 add_custom_target(ppe_arc_split_cross DEPENDS ${split_cross})
 
@@ -81,6 +87,7 @@ target_compile_definitions(ppe_arc_e2e_tests PRIVATE
   PPE_MATHLIB="$<TARGET_FILE:mathlib>"
   PPE_LOOP_NATIVE="$<TARGET_FILE:ppe_arc_loop>"
   PPE_CALLS_NATIVE="$<TARGET_FILE:ppe_arc_calls>" PPE_CALLS_ARC="${PPE_CALLS_ARC}"
+  PPE_CALLS_THREADS_ARC="${PPE_CALLS_THREADS_ARC}"
   PPE_INJECT_ARC="${PPE_INJECT_ARC}"
   PPE_SPLIT_AARCH64="${PPE_SPLIT_AARCH64}" PPE_SPLIT_ARC="${PPE_SPLIT_ARC}" PPE_LOOP_ARC="${PPE_LOOP_ARC}" PPE_SHAPES_ARC="${PPE_SHAPES_ARC}"
   PPE_GDBSERVER="$<$<BOOL:${PPE_GDBSERVER}>:${PPE_GDBSERVER}>"

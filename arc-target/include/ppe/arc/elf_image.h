@@ -57,6 +57,10 @@ using ElfObject = ElfFunction;
 // The data object `name` of `path` (--scratch and --aux-stub SYMBOL); errors name the file.
 Result<ElfObject> readElfObject(const std::string& path, const std::string& name);
 
+// True when `path`'s symbol table names `name` undefined: a function of another object it calls
+// (pthread_create: the program can start threads).
+Result<bool> elfImports(const std::string& path, const std::string& name);
+
 // Code addresses that may be reached other than by the calls the code shows, from what the dynamic
 // linker reads: the addends of RELA relocations (a pointer a PIC object's data will hold), the
 // values of the symbols relocations other than jump slots name, and in a shared object (ET_DYN)

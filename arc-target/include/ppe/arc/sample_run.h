@@ -45,6 +45,14 @@ struct SampleOutcome {
 // asserts when target.xml is read before `?` chose a thread); ends with `?` in non-stop mode.
 Result<std::string> chooseMode(gdbremote::Session& session, const std::string& mode);
 
+// Whether the server is QEMU's stub (it answers its own query, `qqemu.sstepbits`: gdbserver,
+// OpenOCD and nSIM answer an unknown query with nothing), and QEMU's user-mode one (it also offers
+// the auxiliary vector, a process's; the system-mode one does not).
+struct QemuStub {
+    bool qemu = false, user = false;
+};
+Result<QemuStub> probeQemu(gdbremote::Session& session);
+
 // Runs the request; `stop` (set from a signal handler) ends sampling early.
 SampleOutcome runSampling(const SampleRequest& request, const std::atomic<bool>& stop);
 
