@@ -37,10 +37,10 @@ namespace {
         return 0;
     }
 
-    // The kernel's time is its loop: the divide's line and the loop's own line share it, on some
-    // machines almost evenly (a sample after the divide's long latency lands on the increment that
-    // follows: 258 against 264 in one run here). So the busiest line is one of the two, the two hold
-    // nearly all the hits, and the divide's line is not behind by more than three standard errors.
+    // The kernel's time is its loop: the divide's line and the loop's own line share it, in a ratio
+    // the core and the build choose (a sample after the divide's long latency lands on the increment
+    // that follows: 258 against 264 in one run here, 250 against 326 in an ASan build). So the
+    // busiest line is one of the two, and the two hold nearly all the hits.
     void expectTheHotLoop(const std::vector<TextRow>& rows, const std::string& report)
     {
         const std::string top = trim(busiest(rows).text);
@@ -50,7 +50,6 @@ namespace {
         for (const TextRow& row : rows)
             all += row.hits;
         EXPECT_GT(hot + loop, 0.9 * all) << report;
-        EXPECT_GE(hot, loop - 3 * std::sqrt(hot + loop)) << report;
     }
 
     std::string realPath(const std::string& path)
