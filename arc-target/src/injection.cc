@@ -88,7 +88,7 @@ namespace {
         if (!site)
             return site.error();
         TrampolineRequest request { entry, *site, std::vector<uint8_t>(bytes.begin(), bytes.begin() + site->size), code,
-            data, m_options.capacity, m_options.action };
+            data, m_options.capacity, m_options.action, m_options.pctControl };
         Result<Trampoline> t = buildTrampoline(request);
         if (!t)
             return Error { "", 0, f.name + ": " + t.error().message };

@@ -3,8 +3,6 @@
 // (test/unit/arc/trampoline_test.cc).
 #include "ppe/arc/trampoline.h"
 
-#include "ppe/arc/aux_registers.h"
-
 #include <map>
 #include <string>
 
@@ -158,11 +156,11 @@ namespace {
     };
 
     // At the outermost entry (r12 the depth before it): PCT_CONTROL = 1, the counters run.
-    void startCounters(Emitter& e)
+    void startCounters(Emitter& e, uint32_t control)
     {
         encode::branchCompareU6(e.out, kNe, kR12, 0, e.here(), e.at("started"));
         encode::movImm(e.out, kR11, 1);
-        encode::srAux(e.out, kR11, aux::kPctControl);
+        encode::srAux(e.out, kR11, control);
         e.mark("started");
     }
 
@@ -177,7 +175,7 @@ namespace {
         encode::add2Limm(e.out, kR11, d + hook::kStack, kR12);
         encode::storeAt(e.out, kBlink, kR11);
         if (r.action == HookAction::Pct)
-            startCounters(e);
+            startCounters(e, r.control);
         encode::addImm(e.out, kR12, 1);
         encode::storeAbs(e.out, kR12, d + hook::kDepth);
         encode::loadAbs(e.out, kR11, d + hook::kMaxDepth);
@@ -208,7 +206,7 @@ namespace {
         if (r.action == HookAction::Pct) {
             encode::branchCompareU6(e.out, kNe, kR12, 0, e.here(), e.at("running"));
             encode::movImm(e.out, kBlink, 0);
-            encode::srAux(e.out, kBlink, aux::kPctControl);
+            encode::srAux(e.out, kBlink, r.control);
             e.mark("running");
         }
         encode::add2Limm(e.out, kBlink, d + hook::kStack, kR12);

@@ -188,30 +188,12 @@ void printCalls(const CallCountResult& result, bool counted)
 }
 
 // The first counter counting `event` from zero, running.
-ppe::Result<Pct> startCounter(AuxRegisters* aux, const std::string& event)
-{
-    if (!aux)
-        return ppe::Error { "", 0, "no way to the aux registers of this target (above: what was tried)" };
-    ppe::Result<Pct> pct = Pct::open(*aux);
-    if (!pct)
-        return pct;
-    ppe::Result<std::vector<uint32_t>> condition = conditionsOf(*pct, { event });
-    if (!condition)
-        return condition.error();
-    ppe::gdbremote::Status ready = pct->stop();
-    ready = ready ? pct->clear() : ready;
-    ready = ready ? pct->configure(0, condition->front()) : ready;
-    ready = ready ? pct->start() : ready;
-    if (!ready)
-        return ready.error();
-    return pct;
-}
 
 // `calls`: counts by breakpoints; with --event, the first counter counts it between entries and returns.
 int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>& aux, const std::atomic<bool>& stop)
 {
     if (r.method == "inject")
-        return injectCalls(a, { r.elf, r.functions, r.scratch, r.durationSeconds, r.depth }, stop);
+        return injectCalls(a, { r.elf, r.functions, r.scratch, r.durationSeconds, r.depth, r.events, aux.get() }, stop);
     ppe::Result<std::vector<ElfFunction>> functions = namedFunctions(r);
     if (!functions)
         return controlFail(functions.error().str());
@@ -224,7 +206,7 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
     options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
     std::optional<Pct> pct;
     if (!r.events.empty()) {
-        ppe::Result<Pct> opened = startCounter(aux.get(), r.events);
+        ppe::Result<Pct> opened = prepareCounter(aux.get(), r.events, true);
         if (!opened)
             return controlFail(opened.error().str());
         pct.emplace(std::move(*opened));
@@ -292,7 +274,7 @@ ppe::Result<BatchCounts> measureBatch(const CounterRequest& r, const std::vector
         return attached.error();
     Attachment& a = **attached;
     ppe::Result<std::unique_ptr<AuxRegisters>> aux = auxRegisters(a, r);
-    ppe::Result<Pct> pct = aux ? startCounter(aux->get(), r.events) : ppe::Result<Pct>(aux.error());
+    ppe::Result<Pct> pct = aux ? prepareCounter(aux->get(), r.events, true) : ppe::Result<Pct>(aux.error());
     std::vector<ElfFunction> chosen;
     for (uint32_t f : batch)
         chosen.push_back(functions[f]);
@@ -414,8 +396,9 @@ std::string checkRequest(const std::string& command, const CounterRequest& r)
                "--scratch SYMBOL or ADDR:SIZE (without one, count by breakpoints: --method breakpoint)";
     if (!r.scratch.empty() && r.method != "inject")
         return "--scratch is --method inject's option";
-    if (command == "calls" && r.method == "inject" && !r.events.empty())
-        return "--method inject counts calls only: an --event is counted with --method breakpoint";
+    if (command == "calls" && r.method == "inject" && !r.events.empty() && r.functions.find(',') != std::string::npos)
+        return "--method inject counts an --event for one --function: its trampoline starts the counters at its "
+               "outermost entry and stops them at its return, and two would stop each other's";
     if (command == "calls" && r.method == "inject" && (r.depth == 0 || r.depth > 65536))
         return "--depth: from 1 to 65536 saved returns";
     if (command == "calls" && r.events.find(',') != std::string::npos)
@@ -433,6 +416,25 @@ std::string checkRequest(const std::string& command, const CounterRequest& r)
 }
 
 } // namespace
+
+ppe::Result<Pct> prepareCounter(AuxRegisters* aux, const std::string& event, bool run)
+{
+    if (!aux)
+        return ppe::Error { "", 0, "no way to the aux registers of this target (above: what was tried)" };
+    ppe::Result<Pct> pct = Pct::open(*aux);
+    if (!pct)
+        return pct;
+    ppe::Result<std::vector<uint32_t>> condition = conditionsOf(*pct, { event });
+    if (!condition)
+        return condition.error();
+    ppe::gdbremote::Status ready = pct->stop();
+    ready = ready ? pct->clear() : ready;
+    ready = ready ? pct->configure(0, condition->front()) : ready;
+    ready = ready && run ? pct->start() : ready;
+    if (!ready)
+        return ready.error();
+    return pct;
+}
 
 int counterMain(int argc, char** argv, const std::atomic<bool>& stop)
 {

@@ -2,15 +2,19 @@
 // the command line, the injection run (injection.h), its table and what it cost the target.
 #include "inject_command.h"
 
+#include "counter_commands.h"
+
 #include "ppe/arc/counting.h"
 #include "ppe/arc/image_check.h"
 #include "ppe/arc/injection.h"
+#include "ppe/arc/pct.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -112,12 +116,26 @@ int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& 
     options.scratch = scratch->first;
     options.scratchSize = scratch->second;
     options.capacity = r.capacity;
-    options.action = r.pct ? HookAction::Pct : HookAction::Counters;
+    options.action = r.event.empty() ? HookAction::Counters : HookAction::Pct;
     options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
+    std::optional<Pct> pct;
+    if (!r.event.empty()) {
+        ppe::Result<Pct> ready = prepareCounter(r.aux, r.event, false); // the trampoline starts it
+        if (!ready)
+            return controlFail(ready.error().str());
+        pct.emplace(std::move(*ready));
+    }
     ppe::Result<InjectionResult> result = countCallsByInjection(a.control, a.access, *functions, main, options, &stop);
     if (!result)
         return controlFail(result.error().str());
     printInjected(*result, options);
+    if (pct) {
+        ppe::Result<uint64_t> inclusive = pct->read(0);
+        if (!inclusive)
+            return controlFail(inclusive.error().str());
+        std::printf("%s: %s %llu inclusive, counted from each outermost entry to its return\n",
+            functions->front().name.c_str(), r.event.c_str(), static_cast<unsigned long long>(*inclusive));
+    }
     // To its end, the program's own signals passed on: its output is whole.
     ppe::Result<RunEnd> ran = runUntil(
         a.control, std::nullopt, &stop, [](const ppe::gdbremote::StopReply&) { return ppe::Result<bool>(false); });

@@ -4,6 +4,8 @@
 
 #include "control_commands.h"
 
+#include "ppe/arc/aux_registers.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -13,7 +15,10 @@ struct InjectRequest {
     std::string elf, functions, scratch; // --scratch SYMBOL or ADDR:SIZE
     double durationSeconds = 0;
     unsigned capacity = 64; // --depth: saved returns per function
-    bool pct = false; // --action pct: the trampolines also start and stop the PCT (a core that lets the program)
+    // --event: counter 0 counts it, started and stopped by the trampoline of the one --function at
+    // its outermost entry and return (a core whose program may write PCT_CONTROL), through `aux`.
+    std::string event;
+    ppe::arc::AuxRegisters* aux = nullptr;
 };
 
 // --scratch or --aux-stub `text`: ADDR:SIZE (run-time), or SYMBOL, a data object of the ELF file

@@ -31,9 +31,16 @@ HOOKED int leaf(int x)
     return x * x % 97;
 }
 
+/* lp_start as twice() last read it: a stand-in for PCT_CONTROL, which the trampolines' PCT action
+ * writes (e2e/arc_inject_test.cc); a program may read it. */
+static volatile unsigned lp_start_in_twice;
+
 HOOKED int twice(int x)
 {
     ++twice_calls;
+    unsigned lp_start;
+    __asm__ volatile("lr %0,[2]" : "=r"(lp_start));
+    lp_start_in_twice = lp_start;
     return leaf(x) + leaf(x + 1);
 }
 
@@ -63,5 +70,6 @@ STARTUP int main(int argc, char** argv)
     writable();
     printf("fib(%d) = %d, sum %d\n", n, f, sum);
     printf("calls fib %u twice %u leaf %u\n", fib_calls, twice_calls, leaf_calls);
+    printf("lp_start in twice 0x%x\n", lp_start_in_twice);
     return 0;
 }

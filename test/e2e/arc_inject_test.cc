@@ -4,11 +4,12 @@
 // output is what it is without ppe-arc, the entry bytes ppe-arc read before the patch and after
 // its removal both equal the ELF's own bytes there, and no journal is left. A program that did not
 // make its code writable (arc_calls.c) is refused with one line naming the function, and runs on.
-#include "local_server.h"
-#include "run_program.h"
+#include "arc_session.h"
 #include "temp_dir.h"
 
 #include "ppe/arc/elf_image.h"
+#include "ppe/arc/image_check.h"
+#include "ppe/arc/injection.h"
 
 #include <algorithm>
 #include <csignal>
@@ -58,6 +59,14 @@ std::pair<RunResult, RunResult> underQemu(const std::vector<std::string>& progra
     return { tool, RunResult {} };
 }
 
+// `program` (its path and arguments) under qemu-arc without a debugger: the output to compare with.
+RunResult aloneUnderQemu(const std::vector<std::string>& program)
+{
+    std::vector<std::string> bare = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
+    bare.insert(bare.end(), program.begin(), program.end());
+    return runProgram(bare);
+}
+
 // "calls fib N twice N leaf N" from the program's output.
 std::map<std::string, uint64_t> programCounts(const std::string& output)
 {
@@ -105,9 +114,7 @@ TEST(ArcInject, QemuArcCountsEveryCallAndRestoresTheCode)
         GTEST_SKIP() << reason;
     TempDir dir;
     const std::vector<std::string> program = { PPE_INJECT_ARC, "12", "40" };
-    std::vector<std::string> bare = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
-    bare.insert(bare.end(), program.begin(), program.end());
-    const RunResult alone = runProgram(bare);
+    const RunResult alone = aloneUnderQemu(program);
     ASSERT_EQ(alone.status, 0) << alone.err;
     const std::string journal = dir.file("inject.undo");
     auto [tool, served] = underQemu(program,
@@ -148,9 +155,7 @@ TEST(ArcInject, QemuArcRefusesCodeItCannotWrite)
         GTEST_SKIP() << (reason.empty() ? "arc_calls.c was not built for ARC" : reason);
     TempDir dir;
     const std::vector<std::string> program = { PPE_CALLS_ARC, "10", "5" };
-    std::vector<std::string> bare = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
-    bare.insert(bare.end(), program.begin(), program.end());
-    const RunResult alone = runProgram(bare);
+    const RunResult alone = aloneUnderQemu(program);
     ASSERT_EQ(alone.status, 0) << alone.err;
     auto [tool, served] = underQemu(program,
         { "--elf", PPE_CALLS_ARC, "--function", "fib", "--method", "inject", "--scratch", "0x70000000:4096",
@@ -244,4 +249,89 @@ TEST(ArcInject, WithoutAScratchRegionItSaysSo)
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("error: --method inject needs a scratch region"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+}
+
+// --event with --method inject: the trampoline of one function starts the counters at its outermost
+// entry and stops them at its return, so two functions are refused before anything is attached;
+// and on qemu-arc, which has no PCT (a Linux user-mode program, where it would be privileged), the
+// probe finds no way to it, ppe-arc says so in one error line, and the program runs on unchanged.
+TEST(ArcInject, AnEventIsCountedForOneFunctionWhereThePctCanBeReached)
+{
+    const RunResult two = runProgram({ PPE_ARC, "calls", "--remote", "127.0.0.1:1", "--elf", PPE_CALLS_NATIVE,
+        "--function", "fib,leaf", "--method", "inject", "--scratch", "0x1000:64", "--event", "crun" });
+    EXPECT_EQ(two.status, 1);
+    EXPECT_NE(two.err.find("error: --method inject counts an --event for one --function"), std::string::npos)
+        << two.err;
+    std::string reason;
+    if (!haveQemuArc(reason))
+        GTEST_SKIP() << reason;
+    TempDir dir;
+    const std::vector<std::string> program = { PPE_INJECT_ARC, "12", "40" };
+    const RunResult alone = aloneUnderQemu(program);
+    ASSERT_EQ(alone.status, 0) << alone.err;
+    const std::string journal = dir.file("event.undo");
+    auto [tool, served] = underQemu(program,
+        { "--elf", PPE_INJECT_ARC, "--function", "fib", "--method", "inject", "--scratch", "ppe_scratch", "--event",
+            "crun", "--journal", journal });
+    EXPECT_EQ(tool.status, 1) << tool.out << tool.err;
+    EXPECT_NE(tool.err.find("target description: no pct_build"), std::string::npos) << tool.err;
+    EXPECT_NE(tool.err.find("error: no way to the aux registers"), std::string::npos) << tool.err;
+    EXPECT_EQ(served.out, alone.out) << "the refused program did not run on as it would";
+    EXPECT_FALSE(fileExists(journal)) << readFile(journal);
+}
+
+// The trampolines' PCT action (--action pct) run for real. No core here both runs code and has a
+// PCT, so the action's register is a stand-in: lp_start, which a program may read and write, and
+// which arc_inject.c runs no zero-overhead loop to use. The action writes 1 at the outermost entry
+// of a hooked function (the counters run) and 0 at its outermost return (they stop): twice() reads
+// it inside its own call and prints 0x1, and after main returned it holds 0, where a marker was
+// written before the run. The call counts are exact all the same.
+TEST(ArcInject, QemuArcRunsThePctActionWithAStandInRegister)
+{
+    std::string reason;
+    if (!haveQemuArc(reason))
+        GTEST_SKIP() << reason;
+    ppe::Result<std::vector<ppe::arc::ElfFunction>> all = ppe::arc::readElfFunctions(PPE_INJECT_ARC);
+    ppe::Result<ppe::arc::ElfObject> scratch = ppe::arc::readElfObject(PPE_INJECT_ARC, "ppe_scratch");
+    ppe::Result<ppe::arc::ElfImage> elf = ppe::arc::readElfImage(PPE_INJECT_ARC);
+    ASSERT_TRUE(all && scratch && elf);
+    std::vector<ppe::arc::ElfFunction> hooked;
+    ppe::arc::ElfFunction main;
+    for (const ppe::arc::ElfFunction& f : *all) {
+        if (f.name == "fib" || f.name == "twice" || f.name == "leaf")
+            hooked.push_back(f);
+        main = f.name == "main" ? f : main;
+    }
+    ASSERT_EQ(hooked.size(), 3u);
+    TempDir dir;
+    std::unique_ptr<QemuArcSession> q = startQemuArc({ PPE_INJECT_ARC, "12", "40" }, dir.file("pct.undo"));
+    ASSERT_TRUE(q->error.empty()) << q->error;
+    ppe::gdbremote::TargetAccess& access = *q->access;
+    ppe::Result<uint64_t> bias = ppe::arc::checkImage(*q->session, *elf, q->description.architecture);
+    ASSERT_TRUE(bias) << bias.error().str();
+    ASSERT_TRUE(access.writeRegister("lp_start", 0x1230));
+    ppe::arc::InjectOptions options;
+    options.bias = *bias;
+    options.scratch = uint32_t(scratch->address + *bias);
+    options.scratchSize = uint32_t(scratch->size);
+    options.action = ppe::arc::HookAction::Pct;
+    options.pctControl = 0x2; // lp_start
+    ppe::Result<ppe::arc::InjectionResult> result
+        = ppe::arc::countCallsByInjection(*q->control, access, hooked, main, options, nullptr);
+    ASSERT_TRUE(result) << result.error().str();
+    EXPECT_EQ(result->end, "main returned");
+    ppe::Result<uint64_t> control = access.readRegister("lp_start");
+    ASSERT_TRUE(control) << control.error().str();
+    EXPECT_EQ(*control, 0u) << "the outermost return did not stop the counters";
+    ASSERT_TRUE(access.undoAll());
+    const RunResult served = q->finish();
+    EXPECT_EQ(served.status, 0) << served.err;
+    EXPECT_NE(served.out.find("lp_start in twice 0x1\n"), std::string::npos)
+        << "the outermost entry did not start the counters: " << served.out;
+    const auto truth = programCounts(served.out);
+    ASSERT_EQ(truth.size(), 3u) << served.out;
+    for (const ppe::arc::InjectedCalls& f : result->functions) {
+        EXPECT_EQ(f.calls, truth.at(f.name)) << f.name << ": the PCT action changed the counts";
+        EXPECT_EQ(f.returns, f.calls) << f.name;
+    }
 }

@@ -39,6 +39,7 @@ struct InjectOptions {
     uint32_t scratch = 0, scratchSize = 0; // run-time, writable and executable by the program
     uint32_t capacity = 64; // saved returns per function
     HookAction action = HookAction::Counters;
+    uint32_t pctControl = aux::kPctControl; // the PCT action's register (TrampolineRequest::control)
     std::chrono::milliseconds duration { 0 }; // 0: until main returns
 };
 

@@ -23,6 +23,7 @@
 // the flags are not touched. `blink` is the hook: the function saves the stub's address itself.
 #pragma once
 
+#include "ppe/arc/aux_registers.h"
 #include "ppe/arc/instruction.h"
 #include "ppe/support/result.h"
 
@@ -52,6 +53,9 @@ struct TrampolineRequest {
     uint32_t data = 0; // where its counters go (4-aligned), hook::dataSize(capacity) bytes, zeroed
     uint32_t capacity = 64; // saved returns: the deepest recursion whose returns are hooked
     HookAction action = HookAction::Counters;
+    // The register the PCT action writes 1 and 0 to: PCT_CONTROL (a test on a core without a PCT
+    // names a stand-in a program may write, e2e/arc_inject_test.cc).
+    uint32_t control = aux::kPctControl;
 };
 
 struct Trampoline {
