@@ -218,25 +218,35 @@ Result<uint32_t> StubAuxRegisters::run(bool store, uint32_t address, uint32_t va
     const auto set = [&](size_t i, uint32_t v) {
         return m_access.writeRegisterBytes(*saved[i].reg, gdbremote::registerBytes(v, saved[i].reg->bytes(), false));
     };
+    // The stopped thread alone is stepped (its registers are the ones `p` and `P` reach).
+    const auto& last = m_control.session().lastStop();
+    const std::string thread = last ? last->thread : std::string();
     gdbremote::Status ready = set(0, address);
     ready = ready ? set(1, value) : ready;
     ready = ready ? set(2, at) : ready;
-    Result<gdbremote::StopReply> stepped = ready ? m_control.step() : Result<gdbremote::StopReply>(ready.error());
+    Result<gdbremote::StopReply> stepped = ready ? m_control.step(thread) : Result<gdbremote::StopReply>(ready.error());
     const bool ran = stepped && stepped->stopped();
     Result<uint64_t> pc = ran ? m_access.readRegister("pc") : Result<uint64_t>(uint64_t(0));
     Result<uint64_t> result = ran ? m_access.readRegister("r0") : Result<uint64_t>(uint64_t(0));
     gdbremote::Status restored = std::monostate {};
-    for (const Saved& s : saved) // whatever happened, unless the program ended
-        restored
-            = restored && (!stepped || !stepped->ended()) ? m_access.writeRegisterBytes(*s.reg, s.bytes) : restored;
+    for (const Saved& s : saved) { // every one, whatever happened, unless the program ended
+        gdbremote::Status put = stepped && stepped->ended() ? gdbremote::Status(std::monostate {})
+                                                            : m_access.writeRegisterBytes(*s.reg, s.bytes);
+        restored = restored ? put : restored;
+    }
     const std::string what = std::string(store ? "sr" : "lr") + " on " + registerName(address);
     if (!stepped)
         return stepped.error();
     if (!ran)
-        return Error { m_control.session().peer(), 0, "the program ended when the stub ran " + what };
-    if (!pc || !result || !restored)
-        return !pc ? pc.error() : !result ? result.error() : restored.error();
-    if (stepped->code != 5 || *pc != at + 4)
+        return Error { m_control.session().peer(), 0,
+            "the step over the stub's " + what + " ended " + (stepped->ended() ? "the program" : "with no stop") };
+    if (!restored)
+        return Error { "", 0,
+            "the stub's " + what
+                + " ran, but the thread's registers could not be put back: " + restored.error().message };
+    if (!pc || !result)
+        return !pc ? pc.error() : result.error();
+    if ((stepped->code != 5 && stepped->code != 0) || *pc != at + 4)
         return Error { m_control.session().peer(), 0,
             what + " did not complete (signal " + std::to_string(stepped->code) + ", pc " + hex(uint32_t(*pc))
                 + "): the core does not let the program use it" };

@@ -217,6 +217,12 @@ Result<InjectionResult> countCallsByInjection(gdbremote::TargetControl& control,
         return end.error();
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.end = end->empty() ? "main returned" : *end;
+    if (options.counter) {
+        Result<uint64_t> counted = options.counter();
+        if (!counted)
+            return counted.error();
+        result.counted = *counted;
+    }
     Status read = injector.readCounters();
     read = read ? injector.remove() : read;
     if (!read)

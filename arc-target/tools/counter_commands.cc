@@ -187,8 +187,6 @@ void printCalls(const CallCountResult& result, bool counted)
         result.seconds, result.end.c_str());
 }
 
-// The first counter counting `event` from zero, running.
-
 // `calls`: counts by breakpoints; with --event, the first counter counts it between entries and returns.
 int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>& aux, const std::atomic<bool>& stop)
 {
@@ -201,6 +199,16 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
     ppe::Result<uint64_t> bias = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
     if (!bias)
         return controlFail(bias.error().str());
+    // QEMU's user-mode stub stops only the thread that hit a breakpoint: the others run on, past
+    // breakpoints that are out while one thread is stepped over its own, and their stops come mixed
+    // with its replies (measured: wrong depths, lost calls, garbled replies). Checked before anything
+    // changes; a server that cannot say, or a file unreadable here, is counted as it is.
+    ppe::Result<QemuStub> qemu = probeQemu(a.session);
+    ppe::Result<bool> threads = elfImports(r.elf, "pthread_create");
+    if (qemu && qemu->user && threads && *threads)
+        return controlFail(r.elf
+            + " can start threads (it calls pthread_create), and QEMU's user-mode stub does not stop the other "
+              "threads when one stops at a breakpoint: their counts would be wrong; count it under gdbserver");
     CallCountOptions options;
     options.bias = *bias;
     options.duration = std::chrono::milliseconds(int64_t(r.durationSeconds * 1000));
@@ -212,15 +220,6 @@ int calls(Attachment& a, const CounterRequest& r, std::unique_ptr<AuxRegisters>&
         pct.emplace(std::move(*opened));
         options.counter = [&pct] { return pct->read(0); };
     }
-    // QEMU's user-mode stub stops only the thread that hit a breakpoint: the others run on, past
-    // breakpoints that are out while one thread is stepped over its own, and their stops come mixed
-    // with its replies (measured: wrong depths, lost calls, garbled replies).
-    ppe::Result<QemuStub> qemu = probeQemu(a.session);
-    ppe::Result<bool> threads = elfImports(r.elf, "pthread_create");
-    if (qemu && qemu->user && threads && *threads)
-        return controlFail(r.elf
-            + " can start threads (it calls pthread_create), and QEMU's user-mode stub does not stop the other "
-              "threads when one stops at a breakpoint: their counts would be wrong; count it under gdbserver");
     ppe::Result<CallCountResult> result
         = countCalls(a.control, a.access, a.description.architecture, *functions, options, &stop);
     if (!result)
@@ -235,8 +234,9 @@ ppe::Result<std::unique_ptr<AuxRegisters>> auxRegisters(Attachment& a, const Cou
 {
     AuxStubArea stub;
     if (!r.auxStub.empty()) {
-        uint64_t bias = 0;
-        if (r.auxStub.find(':') == std::string::npos) {
+        uint64_t bias = 0; // for a SYMBOL of either
+        if (r.auxStub.find(':') == std::string::npos
+            || (!r.scratch.empty() && r.scratch.find(':') == std::string::npos)) {
             ppe::Result<ElfImage> elf = readElfImage(r.elf);
             ppe::Result<uint64_t> checked = elf ? checkImage(a.session, *elf, a.description.architecture) : elf.error();
             if (!checked)
@@ -249,6 +249,14 @@ ppe::Result<std::unique_ptr<AuxRegisters>> auxRegisters(Attachment& a, const Cou
         if (region->second < kAuxStubBytes)
             return ppe::Error { "", 0,
                 "--aux-stub " + r.auxStub + ": the stub takes " + std::to_string(kAuxStubBytes) + " bytes" };
+        if (ppe::Result<std::pair<uint32_t, uint32_t>> scratch = r.scratch.empty()
+                ? ppe::Result<std::pair<uint32_t, uint32_t>>(std::pair<uint32_t, uint32_t> {})
+                : memoryRegion("--scratch", r.scratch, r.elf, bias);
+            scratch && scratch->second && region->first < scratch->first + scratch->second
+            && scratch->first < region->first + kAuxStubBytes)
+            return ppe::Error { "", 0,
+                "--aux-stub " + r.auxStub + " lies in --scratch " + r.scratch
+                    + ": the trampolines would overwrite the stub; give each its own memory" };
         stub = { &a.control, region->first };
     }
     AuxProbe probe = probeAuxRegisters(a.access, aux::kPctBuild, stub);

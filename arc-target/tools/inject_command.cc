@@ -124,20 +124,18 @@ int injectCalls(Attachment& a, const InjectRequest& r, const std::atomic<bool>& 
         if (!ready)
             return controlFail(ready.error().str());
         pct.emplace(std::move(*ready));
+        options.counter = [&pct] { return pct->read(0); };
     }
     ppe::Result<InjectionResult> result = countCallsByInjection(a.control, a.access, *functions, main, options, &stop);
     if (!result)
         return controlFail(result.error().str());
     printInjected(*result, options);
-    if (pct) {
-        ppe::Result<uint64_t> inclusive = pct->read(0);
-        if (!inclusive)
-            return controlFail(inclusive.error().str());
+    if (result->counted)
         std::printf("%s: %s %llu inclusive, counted from each outermost entry to its return\n",
-            functions->front().name.c_str(), r.event.c_str(), static_cast<unsigned long long>(*inclusive));
-    }
-    // To its end, the program's own signals passed on: its output is whole.
+            functions->front().name.c_str(), r.event.c_str(), static_cast<unsigned long long>(*result->counted));
+    // To its end, the program's own signals passed on: its output is whole. No breakpoint of ours is
+    // left, so a trap is a bare-metal core's halt at the program's end.
     ppe::Result<RunEnd> ran = runUntil(
-        a.control, std::nullopt, &stop, [](const ppe::gdbremote::StopReply&) { return ppe::Result<bool>(false); });
+        a.control, std::nullopt, &stop, [](const ppe::gdbremote::StopReply&) { return ppe::Result<bool>(true); });
     return ran ? 0 : controlFail(ran.error().str());
 }

@@ -174,6 +174,29 @@ TEST(SimProgram, PpeArcAuxStubIsNotTriedOnALinuxProgram)
     EXPECT_NE(said.find("error: no way to the aux registers"), std::string::npos) << said;
 }
 
+// calls --method inject --event on an OpenOCD-like target whose counters another user left running:
+// counter 0 is prepared but not started (the trampoline starts it at the function's outermost
+// entry), and the simulated machine runs its call tree, not the code, so no trampoline runs and the
+// count is 0, where a counter started at once would have counted the whole run; then the PCT is as
+// it was found. (The trampolines' PCT action runs on qemu-arc with a stand-in register:
+// e2e/arc_inject_test.cc.) The scratch region is the simulator's writable data.
+TEST(SimProgram, PpeArcInjectEventPreparesTheCounter)
+{
+    if (std::string(PPE_ARC_SIM_CALLS).empty())
+        GTEST_SKIP() << "arc-linux-gnu-gcc-12 was not found at configure time: no ARC image for the simulated target";
+    Program sim({ PPE_ARC_SIM, "--elf", PPE_ARC_SIM_CALLS, "--tree", PPE_ARC_SIM_TREE, "--busy" });
+    const std::string port = sim.line(), before = sim.line();
+    Program arc(
+        { PPE_ARC, "calls", "--remote", "127.0.0.1:" + port.substr(0, port.size() - 1), "--elf", PPE_ARC_SIM_CALLS,
+            "--function", "fact", "--method", "inject", "--scratch", "0x5fff0000:0x10000", "--event", "crun" });
+    const std::string table = arc.rest();
+    EXPECT_EQ(arc.wait(), 0) << table;
+    EXPECT_NE(table.find("fact: crun 0 inclusive"), std::string::npos) << table;
+    EXPECT_NE(table.find("ended: main returned"), std::string::npos) << table;
+    EXPECT_EQ(sim.line(), before) << "the PCT as found";
+    EXPECT_EQ(sim.wait(), 0);
+}
+
 // calls.tree with fewer calls: main calls left 3 times, right twice, fact twice.
 std::string smallTree()
 {

@@ -44,7 +44,7 @@ TEST(ArcAuxStub, QemuArcRunsLrAndSrOnARegisterTheProgramMayUse)
 {
     if (!executable(PPE_QEMU_ARC) || std::string(PPE_INJECT_ARC).empty())
         GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
-    const RunResult alone = runProgram({ PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu", PPE_INJECT_ARC, "12", "4" });
+    const RunResult alone = aloneUnderQemu({ PPE_INJECT_ARC, "12", "4" });
     ASSERT_EQ(alone.status, 0) << alone.err;
     TempDir dir;
     std::unique_ptr<QemuArcSession> q = startQemuArc({ PPE_INJECT_ARC, "12", "4" }, dir.file("stub.undo"));

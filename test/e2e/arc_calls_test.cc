@@ -4,8 +4,7 @@
 // the program's output is what it is without ppe-arc, and no journal is left behind. Then
 // ppe-arc killed while it counts: `ppe-arc restore` removes its breakpoints and the program runs to
 // its end with the right output.
-#include "local_server.h"
-#include "run_program.h"
+#include "arc_session.h"
 #include "temp_dir.h"
 
 #include <csignal>
@@ -152,9 +151,7 @@ TEST(ArcCalls, QemuArcRefusesToCountAThreadedProgram)
         GTEST_SKIP() << "qemu-arc (test/README.md: -DPPE_QEMU_ARC, QEMU_ARC, PATH) or arc-linux-gnu-gcc-12 is absent";
     TempDir dir;
     const std::vector<std::string> program = { PPE_CALLS_THREADS_ARC, "10", "30", "4" };
-    std::vector<std::string> alone = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
-    alone.insert(alone.end(), program.begin(), program.end());
-    const RunResult bare = runProgram(alone);
+    const RunResult bare = aloneUnderQemu(program);
     ASSERT_EQ(bare.status, 0) << bare.err;
     const std::string journal = dir.file("threads.undo");
     auto [calls, served] = countWith(

@@ -27,6 +27,8 @@ struct QemuArcSession {
     std::optional<ppe::gdbremote::TargetAccess> access;
     std::string error; // why it is not ready ("" when it is)
 
+    bool finished = false;
+
     // Detaches, closes the connection (qemu-arc runs the program on once its client has gone) and
     // waits for the program.
     ppe::testing::RunResult finish()
@@ -36,9 +38,27 @@ struct QemuArcSession {
         access.reset();
         control.reset();
         session.reset();
+        finished = true;
         return ppe::testing::waitProgram(server);
     }
+
+    // A test that stopped before finish() (a failed assertion) leaves no qemu-arc behind.
+    ~QemuArcSession()
+    {
+        if (finished || server.pid <= 0)
+            return;
+        ::kill(server.pid, SIGKILL);
+        ppe::testing::waitProgram(server);
+    }
 };
+
+// `program` (its path and arguments) under qemu-arc without a debugger: the output to compare with.
+inline ppe::testing::RunResult aloneUnderQemu(const std::vector<std::string>& program)
+{
+    std::vector<std::string> bare = { PPE_QEMU_ARC, "-L", "/usr/arc-linux-gnu" };
+    bare.insert(bare.end(), program.begin(), program.end());
+    return ppe::testing::runProgram(bare);
+}
 
 // `program` (its path and arguments) under qemu-arc with its stub on a free port, the undo journal
 // at `journal`.

@@ -97,7 +97,8 @@ std::optional<uint32_t> parseMonitorNumber(std::string_view output);
 // Back end 3: `lr r0,[r0]` and `sr r1,[r0]`, written once to `area` (run-time; kAuxStubBytes the
 // program can write and run; left there, like the trampolines) and run by the target: a read or
 // write saves the stopped thread's r0, r1, pc and status32, points the pc at the instruction, steps
-// that thread over it (no other thread runs) and puts the registers back. A step that does not end
+// that thread over it (the last stop's thread: the server runs no other, where it steps one thread
+// alone) and puts the registers back. A step that does not end
 // past the instruction (it trapped: a privileged register, or one the core lacks) is an error
 // naming the register, and its signal is not delivered. A write is journalled as a tool entry that
 // runs the stub again with the old value (undoAuxStubWrite).

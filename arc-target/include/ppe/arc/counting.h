@@ -54,7 +54,7 @@ Result<gdbremote::StopReply> awaitStop(gdbremote::TargetControl& control,
 // What ended a run of the target (runUntil).
 struct RunEnd {
     std::string why; // "duration", "interrupted", "ended" (the program's end), or "" (a trap accepted)
-    std::optional<gdbremote::StopReply> stop; // the target's own stop that ended it, if one did
+    std::optional<gdbremote::StopReply> stop; // the stop that ended it: its own, or the one that stopping it gave
 };
 
 // A trap's handler: true to end the run there, false to resume.

@@ -26,6 +26,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <span>
 
 namespace ppe::arc {
@@ -40,6 +42,9 @@ struct InjectOptions {
     uint32_t capacity = 64; // saved returns per function
     HookAction action = HookAction::Counters;
     uint32_t pctControl = aux::kPctControl; // the PCT action's register (TrampolineRequest::control)
+    // The PCT action's counter, read when main returns (or at the cut), before the removal undoes
+    // the journal, the counter's configuration with it; none for the Counters action.
+    std::function<Result<uint64_t>()> counter;
     std::chrono::milliseconds duration { 0 }; // 0: until main returns
 };
 
@@ -55,6 +60,7 @@ struct InjectionResult {
     double seconds = 0; // from the patches in to the counters read
     std::string end; // "main returned", "duration", "interrupted"
     uint64_t stops = 0; // stops of the core: two breakpoints, whatever the number of calls
+    std::optional<uint64_t> counted; // InjectOptions::counter's value
 };
 
 // Counts the calls of `functions` (link-time entries) in the stopped ARC target; `main` is the
