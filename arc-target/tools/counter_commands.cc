@@ -246,7 +246,7 @@ ppe::Result<std::unique_ptr<AuxRegisters>> auxRegisters(Attachment& a, const Cou
         ppe::Result<std::pair<uint32_t, uint32_t>> region = memoryRegion("--aux-stub", r.auxStub, r.elf, bias);
         if (!region)
             return region.error();
-        if (region->second < kAuxStubBytes)
+        if (region->second < kAuxStubBytes) // a symbol's size (ADDR:SIZE is checked before attaching)
             return ppe::Error { "", 0,
                 "--aux-stub " + r.auxStub + ": the stub takes " + std::to_string(kAuxStubBytes) + " bytes" };
         if (ppe::Result<std::pair<uint32_t, uint32_t>> scratch = r.scratch.empty()
@@ -413,6 +413,15 @@ std::string checkRequest(const std::string& command, const CounterRequest& r)
         return "calls counts one --event at a time";
     if (!r.auxStub.empty() && command == "calls" && r.events.empty())
         return "--aux-stub reaches the counters: calls needs it only with --event";
+    if (!r.auxStub.empty() && r.auxStub.find(':') == std::string::npos && r.elf.empty())
+        return "--aux-stub " + r.auxStub + ": a SYMBOL needs --elf PROG (or give ADDR:SIZE)";
+    if (!r.auxStub.empty() && r.auxStub.find(':') != std::string::npos) {
+        ppe::Result<std::pair<uint32_t, uint32_t>> region = memoryRegion("--aux-stub", r.auxStub, "", 0);
+        if (!region)
+            return region.error().message;
+        if (region->second < kAuxStubBytes)
+            return "--aux-stub " + r.auxStub + ": the stub takes " + std::to_string(kAuxStubBytes) + " bytes";
+    }
     if (!r.range.empty() && command != "count")
         return "--range is count's option";
     if (!r.range.empty() && r.profilePath.empty())

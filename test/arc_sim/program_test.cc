@@ -174,6 +174,23 @@ TEST(SimProgram, PpeArcAuxStubIsNotTriedOnALinuxProgram)
     EXPECT_NE(said.find("error: no way to the aux registers"), std::string::npos) << said;
 }
 
+// Bad --aux-stub values are one line each, before anything is attached to (no server listens).
+TEST(SimProgram, PpeArcAuxStubBadValuesAreOneLine)
+{
+    const std::pair<const char*, const char*> cases[] = { { "0x1000:4", "the stub takes 8 bytes" },
+        { "0x1000:", "not SYMBOL or ADDR:SIZE" }, { "zz:8", "not SYMBOL or ADDR:SIZE" },
+        { "0x1000:0", "not SYMBOL or ADDR:SIZE" }, { "0xffffffff:8", "not SYMBOL or ADDR:SIZE" },
+        { "\x01\xff:8", "not SYMBOL or ADDR:SIZE" }, { "ppe_scratch", "a SYMBOL needs --elf PROG" } };
+    for (const auto& [value, said] : cases) {
+        Program arc({ PPE_ARC, "conditions", "--remote", "127.0.0.1:1", "--aux-stub", value }, true);
+        const std::string out = arc.rest();
+        EXPECT_NE(arc.wait(), 0) << value;
+        EXPECT_NE(out.find(std::string("error: --aux-stub ") + value), std::string::npos) << value << ": " << out;
+        EXPECT_NE(out.find(said), std::string::npos) << value << ": " << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << "one line: " << out;
+    }
+}
+
 // calls --method inject --event on an OpenOCD-like target whose counters another user left running:
 // counter 0 is prepared but not started (the trampoline starts it at the function's outermost
 // entry), and the simulated machine runs its call tree, not the code, so no trampoline runs and the
