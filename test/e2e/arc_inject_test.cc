@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <regex>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace ppe::testing;
@@ -97,6 +98,22 @@ uint64_t functionAddress(const std::string& path, const std::string& name)
     return 0;
 }
 
+struct InjectRun {
+    RunResult alone, tool, served; // the program without ppe-arc; ppe-arc calls; the program under it
+};
+
+// arc_inject.c (fib(12), 40 rounds) alone under qemu-arc, then under `ppe-arc calls --method inject`
+// with its scratch region and `args`.
+InjectRun injectUnderQemu(std::vector<std::string> args)
+{
+    const std::vector<std::string> program = { PPE_INJECT_ARC, "12", "40" };
+    InjectRun run;
+    run.alone = aloneUnderQemu(program);
+    args.insert(args.begin(), { "--elf", PPE_INJECT_ARC, "--method", "inject", "--scratch", "ppe_scratch" });
+    std::tie(run.tool, run.served) = underQemu(program, args);
+    return run;
+}
+
 } // namespace
 
 TEST(ArcInject, QemuArcCountsEveryCallAndRestoresTheCode)
@@ -105,13 +122,9 @@ TEST(ArcInject, QemuArcCountsEveryCallAndRestoresTheCode)
     if (!haveQemuArc(reason))
         GTEST_SKIP() << reason;
     TempDir dir;
-    const std::vector<std::string> program = { PPE_INJECT_ARC, "12", "40" };
-    const RunResult alone = aloneUnderQemu(program);
-    ASSERT_EQ(alone.status, 0) << alone.err;
     const std::string journal = dir.file("inject.undo");
-    auto [tool, served] = underQemu(program,
-        { "--elf", PPE_INJECT_ARC, "--function", "fib,twice,leaf", "--method", "inject", "--scratch", "ppe_scratch",
-            "--journal", journal });
+    const auto [alone, tool, served] = injectUnderQemu({ "--function", "fib,twice,leaf", "--journal", journal });
+    ASSERT_EQ(alone.status, 0) << alone.err;
     ASSERT_EQ(tool.status, 0) << tool.out << tool.err;
     EXPECT_EQ(served.out, alone.out) << "the program's output changed under the trampolines";
     EXPECT_NE(tool.out.find("method: code injection"), std::string::npos) << tool.out;
@@ -261,13 +274,10 @@ TEST(ArcInject, AnEventIsCountedForOneFunctionAndNeedsThePct)
     if (!haveQemuArc(reason))
         GTEST_SKIP() << reason;
     TempDir dir;
-    const std::vector<std::string> program = { PPE_INJECT_ARC, "12", "40" };
-    const RunResult alone = aloneUnderQemu(program);
-    ASSERT_EQ(alone.status, 0) << alone.err;
     const std::string journal = dir.file("event.undo");
-    auto [tool, served] = underQemu(program,
-        { "--elf", PPE_INJECT_ARC, "--function", "fib", "--method", "inject", "--scratch", "ppe_scratch", "--event",
-            "crun", "--journal", journal });
+    const auto [alone, tool, served]
+        = injectUnderQemu({ "--function", "fib", "--event", "crun", "--journal", journal });
+    ASSERT_EQ(alone.status, 0) << alone.err;
     EXPECT_EQ(tool.status, 1) << tool.out << tool.err;
     EXPECT_NE(tool.err.find("target description: no pct_build"), std::string::npos) << tool.err;
     EXPECT_NE(tool.err.find("error: no way to the aux registers"), std::string::npos) << tool.err;
