@@ -62,19 +62,22 @@ namespace {
     }
 
     // On the collector thread. A checkpoint still being written when the next is due delays it; the
-    // service loop then skips what was missed: checkpoints never overlap.
+    // service loop then skips what was missed: checkpoints never overlap. Between periods (ppe_pause,
+    // or before the first) a checkpoint is the profile so far: a snapshot asked for then is written.
     void checkpoint(uint64_t)
     {
-        if (g_ppe.phase.load(std::memory_order_acquire) != Phase::Running
+        const Phase phase = g_ppe.phase.load(std::memory_order_acquire);
+        if ((phase != Phase::Running && phase != Phase::Ready)
             || g_ppe.writing.exchange(true, std::memory_order_acquire))
             return;
         drainSampler(); // perf-ring's samples so far (on this thread: no drain job runs meanwhile)
         LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
         if (g_ppe.livePath[0] && g_liveMaps)
-            refreshLiveState(*live, Phase::Running);
+            refreshLiveState(*live, phase);
         if (g_ppe.livePath[0])
             msync(live, live->mappingSize, MS_SYNC);
-        const uint64_t activeNs = g_ppe.activeNs + nowNs(activeClock()) - g_ppe.periodStartNs;
+        const uint64_t activeNs
+            = g_ppe.activeNs + (phase == Phase::Running ? nowNs(activeClock()) - g_ppe.periodStartNs : 0);
         live->histogram.record->collectorCpuMs = serviceThreadCpuMs();
         const uint64_t wallUs = (nowNs(CLOCK_MONOTONIC) - g_ppe.wallStartNs) / 1000;
         char written[PATH_MAX];

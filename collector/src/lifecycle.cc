@@ -292,15 +292,16 @@ namespace {
         g_ppe.phase.store(Phase::Ready, std::memory_order_release);
         atexit(onExit);
         pthread_atfork(nullptr, nullptr, onForkChild);
-        // Before the endings: the snapshot signal may be one of them (USR1, USR2).
-        if (g_ppe.config.snapshotSignal && !guardSnapshot(g_ppe.config.snapshotSignal, requestCheckpoint))
-            say({ "PPE_SNAPSHOT_SIGNAL: cannot install its handler; no snapshots" });
-        prepareProcessEnd();
-        guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
         announce(*live);
         const char* why = nullptr;
         if (!startCheckpoints(&why))
             say({ "no checkpoints: ", why });
+        // After the checkpoint job exists (a snapshot asked for earlier was lost: mpirun passed an
+        // early SIGUSR2 on), and before the endings: the snapshot signal may be one of them (USR1, USR2).
+        if (g_ppe.config.snapshotSignal && !guardSnapshot(g_ppe.config.snapshotSignal, requestCheckpoint))
+            say({ "PPE_SNAPSHOT_SIGNAL: cannot install its handler; no snapshots" });
+        prepareProcessEnd();
+        guardEndings(kEndingSignals, int(sizeof(kEndingSignals) / sizeof(kEndingSignals[0])), onEndingSignal);
         scanBlockedThreadsInRealTime();
         startPeriod();
         // A record of the live file taken now that sampling runs: a recovery reads the time after the

@@ -4,7 +4,10 @@
  *   own-usr1: a SIGUSR1 handler of its own, which counts and carries on; the count is printed at
  *             the end ("usr1 N"), and the first one also prints "usr1" at once.
  *   memory:   touches MEGABYTES MiB more every second while working (a job outgrowing its memory).
- * Usage: batch_job SECONDS [own-usr1|memory MEGABYTES] */
+ *   paused:   pauses the profile (ppe_pause, looked up: linked or preloaded) after 0.5 s of CPU and
+ *             prints "paused SECONDS", the CPU time then; the work goes on unprofiled.
+ * Usage: batch_job SECONDS [own-usr1|memory MEGABYTES|paused] */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +64,18 @@ int main(int argc, char** argv)
     printf("working %d\n", (int)getpid());
     fflush(stdout);
     double nextGrowth = 0;
+    int (*pauseProfile)(void) = !strcmp(how, "paused") ? (int (*)(void))dlsym(RTLD_DEFAULT, "ppe_pause") : NULL;
     while (seconds <= 0 || cpuSeconds() < seconds) {
         work(2000000);
         if (!strcmp(how, "memory") && cpuSeconds() >= nextGrowth) {
             grow(megabytes);
             nextGrowth = cpuSeconds() + 1;
+        }
+        if (pauseProfile && cpuSeconds() >= 0.5) {
+            const int refused = pauseProfile();
+            printf("paused %.3f %d\n", cpuSeconds(), refused);
+            fflush(stdout);
+            pauseProfile = NULL;
         }
     }
     struct rusage usage;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <unistd.h>
 
 namespace ppe::testing {
@@ -70,6 +71,34 @@ namespace {
         EXPECT_GT(last->total, s.checkpoint.total);
         expectSamplesMatchCpu(*last, cpu, 0.1);
         EXPECT_FALSE(fileExists(out + ".~1~")) << "the run's own checkpoint was kept as a backup";
+    }
+
+    // Between periods (after ppe_pause) a snapshot is the profile so far: a batch system's warning
+    // does not wait for the program to sample again. (It was dropped, as was one asked for while
+    // the collector started: mpirun passes on a SIGUSR2 as soon as it has it.)
+    TEST(SnapshotSignal, APausedProfileIsWrittenWhenAskedFor)
+    {
+        TempDir dir;
+        const std::string out = dir.file("paused.ppe");
+        const Snapshot s = snapshotWith({ PPE_BATCH_JOB, "2", "paused" },
+            { { "PPE_ON", "1" }, { "PPE_OUT", out }, { "PPE_SNAPSHOT_SIGNAL", "USR2" } }, SIGUSR2, out, 1.0);
+        EXPECT_EQ(s.checkpoint.status, ProfileStatus::Checkpoint);
+        const size_t at = s.result.out.find("paused ");
+        ASSERT_NE(at, std::string::npos) << s.result.out;
+        double pausedAt = 0;
+        int paused = -1;
+        ASSERT_EQ(std::sscanf(s.result.out.c_str() + at, "paused %lf %d", &pausedAt, &paused), 2) << s.result.out;
+        EXPECT_EQ(paused, 0) << "ppe_pause refused";
+        // Samples for the CPU time before the pause only (the header's CPU time is the process's).
+        const Profile& c = s.checkpoint;
+        const double expected = pausedAt * c.requestedRate * c.cpuUser / (c.cpuUser + c.cpuSystem);
+        EXPECT_NEAR(double(c.total), expected, 0.05 * c.requestedRate + 0.15 * expected) << c.mechanism;
+        EXPECT_GE(c.cpuUser + c.cpuSystem, s.cpuAtSignal - 0.1);
+        cpuAtEnd(s.result);
+        auto last = readProfile(out);
+        ASSERT_TRUE(last) << last.error().str();
+        EXPECT_EQ(last->status, ProfileStatus::Complete);
+        EXPECT_EQ(last->total, s.checkpoint.total) << "samples taken while paused";
     }
 
     // A program that handles the signal itself still gets it: the snapshot comes first.

@@ -511,7 +511,12 @@ namespace {
         ASSERT_TRUE(waitForHandlers(dir, SIGUSR2)) << "every rank ready for the snapshot signal";
         ASSERT_TRUE(filesEndingIn(dir, ".ppe").empty()) << "a profile before the snapshot was asked for";
         ASSERT_EQ(kill(job.pid, SIGUSR2), 0);
-        EXPECT_TRUE(waitForFiles(dir, 4, ".ppe", "status checkpoint")) << "every rank's snapshot";
+        if (!waitForFiles(dir, 4, ".ppe", "status checkpoint")) {
+            std::string found;
+            for (const std::string& name : filesEndingIn(dir, ""))
+                found += " " + name;
+            ADD_FAILURE() << "not every rank's snapshot; files:" << found;
+        }
         ASSERT_EQ(kill(job.pid, SIGTERM), 0);
         const RunResult ended = waitProgram(job);
         for (int rank = 0; rank < 4; ++rank) {
