@@ -26,6 +26,7 @@ seeds() { # the fixture folder that seeds TARGET (replay.sh's)
     live_file) echo "$here/corpus/live_file" ;; # live files are made by runs (README.md here)
     arc_instruction) echo "$here/corpus/arc_instruction" ;; # code from ARC builds (README.md here)
     arc_text) echo "$here/corpus/arc_text" ;; # call graphs and core profiles (README.md here)
+    cfi) echo "$here/corpus/cfi" ;; # .eh_frame_hdr and .eh_frame of real builds (README.md here)
   esac
 }
 
@@ -66,7 +67,7 @@ report() { # report TARGET: 0 when it found nothing
   return 1
 }
 
-targets=(listing link_map profile elf gdb_remote live_file arc_instruction arc_text)
+targets=(listing link_map profile elf gdb_remote live_file arc_instruction arc_text cfi)
 for target in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do
     wait -n || true

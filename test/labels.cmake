@@ -13,7 +13,7 @@ set(ppe_label_rules
   slurm "^SlurmTest\\."
   mpi "^(MpiTest\\.(FourRanks|ANodeByNode|WhenOneRank|MpirunPasses)|ProcessPlumbing\\.(AnMpiJob|AnOutputDirectoryThatCannotBeMade|ASingletonMpiRun)|RingTest\\.TheAchievedRateOfMergedMpiRanks)"
   chromium "^HtmlReport\\.OpensInChromium"
-  qemu "^(Live\\.Qemu|ArcInject\\.Qemu|ArcSplit\\.Qemu|ArcEndToEnd\\.|ArcQemuBias\\.|ArcDefects\\.(WrongElf|WrongArchitecture|Qemu|Baseline|AShortProgramUnderQemu))"
+  qemu "^(CfiUnwind\\.AgreesWithBacktraceOnAArch64|Live\\.Qemu|ArcInject\\.Qemu|ArcSplit\\.Qemu|ArcEndToEnd\\.|ArcQemuBias\\.|ArcDefects\\.(WrongElf|WrongArchitecture|Qemu|Baseline|AShortProgramUnderQemu))"
   gdbserver "^(Live\\.Gdbserver|ArcSplit\\.Gdbserver|ArcThreads\\.|ArcRestore\\.|ArcSample\\.CtrlC|ArcBadPeer\\.|ArcSharedLibraries\\.|ArcDefects\\.(AllStop|WrongElf|CompoundSpawn|RemoteHeader|QemuUnderAnotherName))")
 
 # ppe_label_tests(LIST LABEL): each test named in the variable LIST (gtest_discover_tests' TEST_LIST)
