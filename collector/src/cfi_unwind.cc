@@ -182,27 +182,46 @@ bool stepFrame(const FrameRule& rule, const MemoryReader& stack, FrameRegisters*
     return true;
 }
 
-UnwindResult unwindPath(const ObjectLookup& objects, const MemoryReader& code, const MemoryReader& stack,
-    FrameRegisters regs, uint64_t* pcs, size_t capacity)
+UnwindResult unwindPath(
+    const RuleSource& rules, const MemoryReader& stack, FrameRegisters regs, uint64_t* pcs, size_t capacity)
 {
     UnwindResult result;
     if (!capacity)
         return result;
     pcs[result.frames++] = regs.pc;
     for (bool caller = false; result.frames < capacity; caller = true) {
-        const uint64_t hdr = objects.ehFrameHdr(objects.context, caller ? regs.pc - 1 : regs.pc);
         FrameRule rule;
-        if (!hdr) {
-            result.end = UnwindEnd::NoObject;
-            return result;
-        }
-        if (!findFrameRule(code, hdr, regs.pc, caller, &rule, &result.end)
+        if (!rules.find(rules.context, regs.pc, caller, &rule, &result.end)
             || !stepFrame(rule, stack, &regs, &result.end))
             return result;
         pcs[result.frames++] = regs.pc;
     }
     result.end = UnwindEnd::Full;
     return result;
+}
+
+namespace {
+
+    struct TableRules {
+        const ObjectLookup& objects;
+        const MemoryReader& code;
+    };
+
+    bool findInTables(const void* context, uint64_t pc, bool caller, FrameRule* rule, UnwindEnd* why)
+    {
+        const auto* t = static_cast<const TableRules*>(context);
+        const uint64_t hdr = t->objects.ehFrameHdr(t->objects.context, caller ? pc - 1 : pc);
+        *why = UnwindEnd::NoObject;
+        return hdr && findFrameRule(t->code, hdr, pc, caller, rule, why);
+    }
+
+} // namespace
+
+UnwindResult unwindPath(const ObjectLookup& objects, const MemoryReader& code, const MemoryReader& stack,
+    FrameRegisters regs, uint64_t* pcs, size_t capacity)
+{
+    const TableRules tables { objects, code };
+    return unwindPath(RuleSource { findInTables, &tables }, stack, regs, pcs, capacity);
 }
 
 } // namespace ppe

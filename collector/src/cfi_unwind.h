@@ -45,7 +45,7 @@ struct RegisterRule {
     int64_t value = 0; // Offset/ValOffset: from the CFA; Register: its DWARF number
 };
 
-constexpr size_t kMaxCfaExpression = 32;
+constexpr size_t kMaxCfaExpression = 16; // the PLT's is 11 bytes
 
 // The CFI row for one PC: the canonical frame address (the caller's stack pointer) and the rules of
 // the return address and the frame pointer.
@@ -91,7 +91,18 @@ struct UnwindResult {
     UnwindEnd end = UnwindEnd::Full;
 };
 
+// Where an unwind gets the row for a PC (`caller`: as findFrameRule's): read from the tables each
+// time (the ObjectLookup form of unwindPath), or kept from the last time (cfi_cache.h).
+struct RuleSource {
+    bool (*find)(const void* context, uint64_t pc, bool caller, FrameRule* rule, UnwindEnd* why) = nullptr;
+    const void* context = nullptr;
+};
+
 // The call path from `regs`: at most `capacity` PCs into `pcs`, the sampled PC first.
+UnwindResult unwindPath(
+    const RuleSource& rules, const MemoryReader& stack, FrameRegisters regs, uint64_t* pcs, size_t capacity);
+
+// The same, each row read from the tables of the object `objects` names, through `code`.
 UnwindResult unwindPath(const ObjectLookup& objects, const MemoryReader& code, const MemoryReader& stack,
     FrameRegisters regs, uint64_t* pcs, size_t capacity);
 

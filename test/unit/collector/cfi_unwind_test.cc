@@ -1,6 +1,7 @@
 // The CFI unwinder (collector/src/cfi_unwind.h, issue 39) against glibc's backtrace(), which walks
 // the same frames with libgcc's unwinder: a second, independent reading of the same CFI. The frames
 // are cfi_subject.c's, built -O2 -fomit-frame-pointer, called back from the C library's qsort.
+#include "cfi_cache.h"
 #include "cfi_objects.h"
 #include "cfi_unwind.h"
 
@@ -9,9 +10,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <execinfo.h>
 #include <link.h>
+#include <memory>
+#include <set>
 #include <string>
+#include <sys/auxv.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <utility>
@@ -42,8 +47,25 @@ namespace {
         std::vector<uint64_t> unwound;
         UnwindEnd end = UnwindEnd::Full;
         std::vector<uint64_t> reference; // backtrace(): return addresses, its own caller first
+        // With cfi_cache.h's rows (when `state` is set): two unwinds, and the misses of each.
+        UnwindState* state = nullptr;
+        std::vector<uint64_t> cached[2];
+        uint64_t misses[2] {};
     };
     Walk g_walk;
+
+    void unwindCached(const FrameRegisters& regs)
+    {
+        const MemoryReader memory { readSelf, nullptr };
+        for (int i = 0; i < 2; ++i) {
+            const uint64_t before = g_walk.state->misses;
+            g_walk.cached[i].assign(256, 0);
+            const UnwindResult r = unwindPath(
+                cachedRules(*g_walk.state), memory, regs, g_walk.cached[i].data(), g_walk.cached[i].size());
+            g_walk.cached[i].resize(r.frames);
+            g_walk.misses[i] = g_walk.state->misses - before;
+        }
+    }
 
     void onLeaf(uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
     {
@@ -54,6 +76,8 @@ namespace {
             ObjectLookup { ehFrameHdrOf, nullptr }, memory, memory, regs, g_walk.unwound.data(), g_walk.unwound.size());
         g_walk.unwound.resize(r.frames);
         g_walk.end = r.end;
+        if (g_walk.state)
+            unwindCached(regs);
         void* trace[256];
         const int n = backtrace(trace, 256);
         g_walk.reference.clear();
@@ -144,6 +168,51 @@ namespace {
         size_t frames = 0;
         EXPECT_EQ(std::sscanf(out.c_str(), "unwound %zu frames", &frames), 1) << out;
         EXPECT_GE(frames, 12u) << out; // the leaf, the VLA frame, six recursive ones, qsort's, main's
+    }
+
+    // cfi_cache.h's objects, from /proc/self/maps and each object's program headers, name the
+    // tables the loader names: the executable's, the C and C++ libraries', the vDSO's.
+    std::unique_ptr<UnwindState> unwindStateOfThisProcess()
+    {
+        auto scratch = std::make_unique<MapsScratch>();
+        MapsTable maps {};
+        EXPECT_TRUE(readMapsInto(*scratch, &maps));
+        auto state = std::make_unique<UnwindState>();
+        state->code = MemoryReader { readSelf, nullptr };
+        refreshUnwindObjects(*state, maps);
+        return state;
+    }
+
+    TEST(CfiCache, ObjectsAgreeWithTheLoader)
+    {
+        const auto state = unwindStateOfThisProcess();
+        const uint64_t pcs[] = { reinterpret_cast<uint64_t>(shape_leaf) + 4, reinterpret_cast<uint64_t>(qsort) + 4,
+            reinterpret_cast<uint64_t>(&std::terminate) + 4, getauxval(AT_SYSINFO_EHDR) + 0x100 };
+        for (uint64_t pc : pcs) {
+            EXPECT_NE(ehFrameHdrFor(*state, pc), 0u) << std::hex << pc;
+            EXPECT_EQ(ehFrameHdrFor(*state, pc), ehFrameHdrOf(nullptr, pc)) << std::hex << pc;
+        }
+        EXPECT_EQ(ehFrameHdrFor(*state, 0x1000), 0u) << "an address nothing is mapped at";
+    }
+
+    // An unwind with the kept rows finds what the tables give, and a second one of the same path
+    // reads no table at all.
+    TEST(CfiCache, KeptRowsUnwindAsTheTablesDoAndAreReused)
+    {
+        const auto state = unwindStateOfThisProcess();
+        g_walk.state = state.get();
+        cfi_hook = onLeaf;
+        cfi_subject_run(5);
+        g_walk.state = nullptr;
+        ASSERT_GE(g_walk.unwound.size(), 12u);
+        EXPECT_EQ(g_walk.cached[0], g_walk.unwound);
+        EXPECT_EQ(g_walk.cached[1], g_walk.unwound);
+        // One row read for each return address (and the sampled PC), the outermost's included: the
+        // recursive frames share theirs.
+        const std::set<uint64_t> distinct(g_walk.unwound.begin() + 1, g_walk.unwound.end());
+        EXPECT_EQ(g_walk.misses[0], distinct.size() + 1);
+        EXPECT_LT(distinct.size() + 1, g_walk.unwound.size());
+        EXPECT_EQ(g_walk.misses[1], 0u);
     }
 
     // The run-time address of this executable's section `name`, from its section headers (0: none).
