@@ -41,6 +41,8 @@ test_packages=(
   # the formats' tests: callgrind_annotate reads --format callgrind, python3 with jsonschema checks
   # the JSON and the HTML report's screenshots, script (bsdutils) gives the progress line a terminal
   valgrind python3 python3-jsonschema bsdutils
+  # the call paths' tests compare with `perf record --call-graph dwarf` of the same program
+  linux-perf
 )
 # The HTML report's browser tests and its screenshot in docs (scripts/html-screenshot.sh): headless
 # Chromium, about 300 MB with its libraries. PPE_NO_CHROMIUM=1 leaves it out; those tests then skip.
@@ -48,9 +50,9 @@ test_packages=(
 
 bench_packages=(
   # the profilers ppe is compared with (bench/accuracy.sh, overhead.sh, format_speed.sh,
-  # idle_threads.sh, fork_storm.sh): perf, gperftools' CPU profiler and its pprof (gprof comes
-  # with binutils, callgrind with valgrind, qemu and gdbserver for arc_intrusion.sh with the tests)
-  linux-perf google-perftools libgoogle-perftools-dev
+  # idle_threads.sh, fork_storm.sh): gperftools' CPU profiler and its pprof (perf comes with the
+  # tests, gprof with binutils, callgrind with valgrind, qemu and gdbserver for arc_intrusion.sh)
+  google-perftools libgoogle-perftools-dev
   # GNU time for bench/merge.sh's peak RSS, bc for the scripts' arithmetic, gnuplot for the plot,
   # make for bench/large_program.sh's build
   time bc gnuplot-nox make

@@ -131,6 +131,16 @@ const std::vector<OptionRow>& optionTable()
         { "object", 0, "NAME",
             "monitor this shared object's code instead of PROG's (file name or soname, e.g. libfoo.so; PPE_OBJECT)",
             "PPE_OBJECT", objectValue },
+        { "calls", 'g', nullptr,
+            "record each sample's call path (unwound from a copy of the stack; perf-ring only; PPE_CALLS)", "PPE_CALLS",
+            [](const std::string&, const std::string&) { return std::string("1"); } },
+        { "call-stack", 0, "BYTES", "stack bytes copied with each sample for its call path (PPE_CALL_STACK, 8192)",
+            "PPE_CALL_STACK",
+            [](const std::string& o, const std::string& v) { return checkedNumber(o, v, 512, 65000); } },
+        { "call-nodes", 0, "N",
+            "calling contexts the call paths' tree holds; paths beyond are cut and counted (PPE_CALL_NODES, 262144)",
+            "PPE_CALL_NODES",
+            [](const std::string& o, const std::string& v) { return checkedNumber(o, v, 1024, 1u << 22); } },
         { "checkpoint", 0, "SECONDS", "write the profile so far every SECONDS (PPE_CHECKPOINT)", "PPE_CHECKPOINT",
             [](const std::string& o, const std::string& v) {
                 return checkedNumber(o, v, 1, ppe::kMaxCheckpointSeconds);

@@ -21,6 +21,11 @@ struct Config {
     // for the rate), and PPE_RING_DRAIN_MS, a fixed drain period (0: adapted to what the drains find).
     uint64_t ringPages = 0;
     uint64_t ringDrainMs = 0;
+    // Issue 39: PPE_CALLS is set: a call path with each sample (perf-ring only), from PPE_CALL_STACK
+    // bytes of stack, in a tree of PPE_CALL_NODES nodes.
+    bool calls = false;
+    uint64_t callStack = 8192;
+    uint64_t callNodes = 1u << 18;
     uint64_t checkpoint = 0; // PPE_CHECKPOINT: seconds between snapshots, 0 = none
     int snapshotSignal = 0; // PPE_SNAPSHOT_SIGNAL: a checkpoint when this signal arrives, 0 = none
     const char* output = nullptr; // PPE_OUT (points into the environment)
@@ -38,7 +43,8 @@ struct Config {
     const char* job = nullptr; // the batch job id: SLURM_JOB_ID or PBS_JOBID; nullptr: none
 };
 
-// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
+// Reads PPE_ON, PPE_OUT, PPE_MEM, PPE_INT, PPE_MODE, PPE_TIMER, PPE_CALLS, PPE_CALL_STACK, PPE_CALL_NODES,
+// PPE_CHECKPOINT, PPE_SNAPSHOT_SIGNAL,
 // PPE_OBJECT, PPE_RING_PAGES, PPE_RING_DRAIN_MS, the launcher's PPE_LAUNCHED, PPE_CHILDREN and PPE_DEFAULT_DIR, and the
 // MPI and batch system's rank and job id through `lookup` (getenv in the collector; a table in tests), warning once per
 // bad value through `warn`.

@@ -1,5 +1,6 @@
 // The program's calls into the collector: ppe_load/ppe_init/ppe_set/ppe_start/ppe_pause/ppe_stop
 // (C, ppe.h) and their Fortran bindings (ppe.f90), and the hooks of the process interposers.
+#include "call_paths.h"
 #include "checkpoints.h"
 #include "collector_state.h"
 #include "lifecycle.h"
@@ -135,6 +136,7 @@ int closeSharedObject(void* handle, int (*realDlclose)(void*))
         return realDlclose(handle);
     const int result = closeAndRetire(handle, realDlclose, live->histogram.pcs);
     liveMappingsChanged();
+    callPathObjectsChanged(); // another object may come where this one was: its kept rows go
     return result;
 }
 

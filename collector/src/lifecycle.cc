@@ -3,6 +3,7 @@
 #include "lifecycle.h"
 
 #include "blocked_scan.h"
+#include "call_paths.h"
 #include "checkpoints.h"
 #include "collector_state.h"
 #include "first_collector.h"
@@ -257,6 +258,7 @@ namespace {
             return;
         g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
         outputPathForChild(g_ppe.basePath, g_ppe.outputPath);
+        restartCallPathsInChild(); // before its rings are read, deferred or not
         if (deferForkedChild())
             return; // perf-ring: the child's own profile waits (forked_child.h, issue 33)
         if (!ownLiveProfileInChild()) {
@@ -381,17 +383,41 @@ void endPeriod()
     g_ppe.phase.store(Phase::Ready, std::memory_order_release);
 }
 
+namespace {
+
+    // PPE_CALLS: the unwinder and the tree, before the rings can be drained into them; the stack
+    // bytes asked with each sample, 0 when there are to be no call paths.
+    uint32_t prepareCallPaths()
+    {
+        const Config& c = g_ppe.config;
+        const char* why = nullptr;
+        if (!c.calls)
+            return 0;
+        if (!startCallPaths(uint32_t(c.callNodes), &why)) {
+            say({ "PPE_CALLS: ", why, "; no call paths" });
+            return 0;
+        }
+        return uint32_t(c.callStack);
+    }
+
+} // namespace
+
 bool arm()
 {
     const char* why = nullptr;
+    const uint32_t stackBytes = prepareCallPaths();
     g_ppe.mechanism = armSampler(g_ppe.config.interval * 100, g_ppe.config.timer,
-        SamplerHooks { onSample, onTick, serviceThreadId, RingHooks { onRingSample, onRingDropped, serviceThreadId },
-            RingSize { g_ppe.config.ringPages, g_ppe.config.ringDrainMs * 1'000'000 } },
+        SamplerHooks { onSample, onTick, serviceThreadId,
+            RingHooks { onRingSample, onRingDropped, serviceThreadId, stackBytes ? takeCallPath : nullptr },
+            RingSize { g_ppe.config.ringPages, g_ppe.config.ringDrainMs * 1'000'000, stackBytes } },
         &why);
     if (g_ppe.mechanism == Mechanism::None) {
         disabled(why);
         return false;
     }
+    if (stackBytes && g_ppe.mechanism != Mechanism::PerfRing)
+        say({ "PPE_CALLS: call paths come with perf-ring's samples only; sampling by ", mechanismName(g_ppe.mechanism),
+            ": no call paths" });
     acceptOnServiceThread(g_ppe.mechanism == Mechanism::ItimerProf ? SIGPROF : 0);
     return true;
 }

@@ -6,6 +6,7 @@
 #include "perf_events.h"
 #include "period_dither.h"
 #include "ring_periods.h"
+#include "ring_state.h"
 #include "sampler.h"
 #include "service_thread.h"
 
@@ -26,77 +27,7 @@ namespace ppe {
 
 namespace {
 
-    constexpr int kMaxRings = 1024; // CPUs
-    constexpr uint64_t kMinDataPages = 8;
-    constexpr uint64_t kMaxDataPages = 128; // perf_event_mlock_kb (516 KiB) allows 128 + 1 pages per CPU
-    constexpr uint64_t kBufferedNs = 200'000'000; // a ring holds this much of one CPU's samples
-    constexpr uint64_t kMinPeriodNs = 1'000'000;
-    constexpr uint64_t kMaxPeriodNs = 50'000'000;
-    // A forked child reads its own rings once it has used this much CPU time, or lived this long
-    // (fork_table.h); its drain job looks every kChildDeferNs until then.
-    constexpr uint64_t kChildDeferNs = 20'000'000;
-    constexpr uint64_t kChildLongestNs = 1'000'000'000;
-
-    // PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_PERIOD
-    struct SampleRecord {
-        perf_event_header header;
-        uint64_t ip;
-        uint32_t pid;
-        uint32_t tid;
-        uint64_t time; // CLOCK_MONOTONIC (use_clockid): the ring's own event's rate then (ring_periods.h)
-        uint64_t streamId; // the event that took it: the ring's own or one a thread inherited
-        uint64_t period; // an inherited event's (the ring's own one's is stale after a change)
-    };
-
-    struct LostRecord { // PERF_RECORD_LOST
-        perf_event_header header;
-        uint64_t id;
-        uint64_t lost;
-    };
-
-    struct Ring {
-        Initially<int, -1> fd; // -1: none (opened without room for one, or the program closed or replaced it)
-        char* base = nullptr; // the metadata page, then dataBytes of ring
-        // The id of the ring's own event, whose period varies: its samples are thinned by the noted
-        // rate, the others by the period they carry (the asked one, but for a thread made while a
-        // creation could not put it back: the collector's own, one whose creator gave up waiting).
-        // By event, not by thread: the kernel swaps the events of two threads whose contexts are
-        // alike (a thread and one it created, before separatePerfContext) on a context switch
-        // between them, and an event may then sample any of them.
-        uint64_t ownId = 0;
-    };
-
-    struct State {
-        Ring rings[kMaxRings];
-        std::atomic<int> count { 0 }; // rings published to the drain
-        int cpus = 0; // CPUs configured, found at the first opening (sysconf allocates: not in a child)
-        uint64_t intervalNs = 0;
-        uint64_t random = 0; // xorshift state of the drain's jitter and the rates' starts
-        uint64_t thinning = 0; // xorshift state of the thinning, used while `draining` is held
-        pid_t opener = 0; // the thread that opened the events (pid 0): their threads are its own and later ones
-        bool forkHooked = false; // beginThreadCreation runs before every fork
-        uint64_t dataPages = 0; // per ring, a power of two
-        uint64_t dataBytes = 0;
-        size_t pageBytes = 0;
-        RingHooks hooks {};
-        pid_t pid = 0;
-        std::atomic<bool> draining { false };
-        Initially<int, -1> job; // the collector thread's drain
-        uint64_t periodNs = 0; // its period now
-        uint64_t fixedPeriodNs = 0; // PPE_RING_DRAIN_MS: never adapted
-        // A ring without a descriptor cannot be disabled: it samples from its opening to its unmapping,
-        // and its samples count only while `taking` (the sampler runs).
-        std::atomic<bool> taking { false };
-        bool toldOrphan = false; // "the program closed or replaced ..." said once
-        std::atomic<bool> wantOn { false }; // the sampler runs (for rings opened later)
-        // A forked child whose samples its owner's rings still hold (fork_table.h).
-        bool pendingChild = false;
-        pid_t owner = 0;
-        uint64_t bornNs = 0;
-        void (*adopt)() = nullptr;
-    };
-
-    State g_rings;
+    using namespace rings;
 
     perf_event_attr ringAttr(uint64_t periodNs, bool recent)
     {
@@ -105,6 +36,8 @@ namespace {
             = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_PERIOD;
         attr.use_clockid = 1;
         attr.clockid = CLOCK_MONOTONIC;
+        if (g_rings.stackBytes)
+            askUserState(attr, g_rings.stackBytes);
         attr.wakeup_events = 0; // nobody polls: the collector thread drains on its own period
         // Forked children inherit the events (no inherit_thread): their first samples land here, held
         // for them (fork_table.h) until they open rings of their own.
@@ -180,7 +113,7 @@ namespace {
     uint64_t pagesFor(uint64_t intervalNs, uint64_t pageBytes)
     {
         const uint64_t samples = kBufferedNs / (intervalNs ? intervalNs : 1) + 1;
-        const uint64_t pages = powerOfTwoAtLeast((samples * sizeof(SampleRecord) + pageBytes - 1) / pageBytes);
+        const uint64_t pages = powerOfTwoAtLeast((samples * recordBytes() + pageBytes - 1) / pageBytes);
         return pages < kMinDataPages ? kMinDataPages : pages > kMaxDataPages ? kMaxDataPages : pages;
     }
 
@@ -274,136 +207,6 @@ namespace {
         }
     }
 
-    void copyOut(const char* data, uint64_t mask, uint64_t at, void* out, size_t bytes)
-    {
-        const uint64_t start = at & mask;
-        const uint64_t first = bytes < mask + 1 - start ? bytes : mask + 1 - start;
-        std::memcpy(out, data + start, first);
-        std::memcpy(static_cast<char*>(out) + first, data, bytes - first);
-    }
-
-    struct DrainCounts {
-        uint64_t lost = 0; // samples of forked children that could not be held
-        uint64_t ringLost = 0; // samples the kernel could not write, at the rates taken
-        uint64_t taken = 0, thinned = 0; // samples read, and those thinned out of them
-        uint64_t foreign = 0;
-        uint64_t throttled = 0;
-        uint64_t fullest = 0; // bytes found in the fullest ring
-    };
-
-    // A sample of another process: a forked child's, held for it while it has no rings of its own;
-    // one whose own rings have it, dropped; any other, counted as foreign.
-    void takeOther(const SampleRecord& r, DrainCounts& c)
-    {
-        switch (forkRoleOf(pid_t(r.pid), g_rings.pid)) {
-        case ForkRole::Held:
-            c.lost += holdSample(pid_t(r.pid), r.ip, pid_t(r.tid)) ? 0 : 1;
-            break;
-        case ForkRole::Elsewhere:
-            break;
-        case ForkRole::Unknown:
-            ++c.foreign;
-            break;
-        }
-    }
-
-    // A sample of a child that ended before it read its rings: the parent's program, in no thread's
-    // record (tid -1: the child's threads are not this process's).
-    void takeFolded(uintptr_t pc, pid_t, uint64_t weight) { g_rings.hooks.sample(pc, -1, weight); }
-
-    // `counted`: false for a ring without a descriptor while the sampler is off (its samples are dropped).
-    // Whether sample `r` of a ring whose own event is `ownId` stays, thinned back to the asked rate.
-    bool kept(const SampleRecord& r, uint64_t ownId)
-    {
-        State& s = g_rings;
-        const uint32_t excess = r.streamId == ownId ? ringRateExcessAt(r.time) : excessOfPeriod(s.intervalNs, r.period);
-        return keepVariedSample(excess, s.thinning);
-    }
-
-    void take(const char* data, uint64_t mask, uint64_t at, const perf_event_header& h, bool counted, uint64_t ownId,
-        DrainCounts& c)
-    {
-        const State& s = g_rings;
-        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(SampleRecord) && counted) {
-            SampleRecord r;
-            copyOut(data, mask, at, &r, sizeof(r));
-            ++c.taken;
-            if (!kept(r, ownId))
-                ++c.thinned; // taken above the asked rate (ring_periods.h)
-            else if (pid_t(r.pid) != s.pid)
-                takeOther(r, c);
-            else if (!s.hooks.quietThread || pid_t(r.tid) != s.hooks.quietThread())
-                s.hooks.sample(uintptr_t(r.ip), pid_t(r.tid), 1);
-        } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
-            LostRecord r;
-            copyOut(data, mask, at, &r, sizeof(r));
-            c.ringLost += r.lost;
-        } else if (h.type == PERF_RECORD_THROTTLE) {
-            ++c.throttled;
-        }
-    }
-
-    // Reads the records between the kernel's head and our tail, then hands the space back.
-    void drainRing(const Ring& ring, DrainCounts& c)
-    {
-        const State& s = g_rings;
-        auto* meta = reinterpret_cast<perf_event_mmap_page*>(ring.base);
-        const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-        uint64_t tail = meta->data_tail;
-        c.fullest = head - tail > c.fullest ? head - tail : c.fullest;
-        const char* data = ring.base + s.pageBytes;
-        const uint64_t mask = s.dataBytes - 1;
-        const bool counted = ring.fd >= 0 || s.taking.load(std::memory_order_acquire);
-        while (head - tail >= sizeof(perf_event_header)) {
-            perf_event_header h;
-            copyOut(data, mask, tail, &h, sizeof(h));
-            if (h.size < sizeof(h) || h.size > head - tail)
-                break; // cannot be: the kernel writes whole records
-            take(data, mask, tail, h, counted, ring.ownId, c);
-            tail += h.size;
-        }
-        __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-    }
-
-    // Takes `draining` from a drain under way on the collector thread. A drain takes microseconds,
-    // so a second's wait means a stopped thread: go on without it.
-    void holdDrain()
-    {
-        for (int waits = 0; g_rings.draining.exchange(true, std::memory_order_acquire) && waits < 10'000; ++waits) {
-            const timespec pause { 0, 100'000 };
-            nanosleep(&pause, nullptr);
-        }
-    }
-
-    // Drains every ring while holding `draining`.
-    DrainCounts drainHeld()
-    {
-        State& s = g_rings;
-        DrainCounts c;
-        const int count = s.count.load(std::memory_order_acquire);
-        for (int i = 0; i < count; ++i)
-            drainRing(s.rings[i], c);
-        if (count && s.hooks.sample)
-            foldEndedChildren(s.pid, takeFolded);
-        // Lost samples are thinned as the ones read were (the kernel says not whose they were).
-        const uint64_t lost = c.lost + (c.taken ? c.ringLost * (c.taken - c.thinned) / c.taken : c.ringLost);
-        if ((lost || c.foreign || c.throttled) && s.hooks.dropped)
-            s.hooks.dropped(lost, c.foreign, c.throttled);
-        return c;
-    }
-
-    // Drains every ring; returns what it dropped and the fullest ring's bytes (none: a drain was
-    // already under way on another thread).
-    DrainCounts drainAll()
-    {
-        State& s = g_rings;
-        if (s.draining.exchange(true, std::memory_order_acquire))
-            return {};
-        const DrainCounts c = drainHeld();
-        s.draining.store(false, std::memory_order_release);
-        return c;
-    }
-
     // The longest drain period: a quarter of a ring's fill time at the asked rate, and often enough
     // that the live file (a SIGKILL's profile) is never far behind.
     uint64_t longestPeriodNs()
@@ -473,6 +276,11 @@ bool openRings(uint64_t intervalNs, RingSize size, RingHooks hooks, const char**
     s.intervalNs = intervalNs;
     s.hooks = hooks;
     s.pid = getpid();
+    s.stackBytes = size.stackBytes & ~7u;
+    if (s.stackBytes && !s.stack) { // kept for later openings: the drain may be using it
+        void* stack = mmap(nullptr, s.stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        s.stack = stack == MAP_FAILED ? nullptr : static_cast<uint8_t*>(stack);
+    }
     s.dataPages = size.dataPages ? powerOfTwoAtLeast(size.dataPages) : pagesFor(intervalNs, s.pageBytes);
     s.dataBytes = s.dataPages * s.pageBytes;
     s.fixedPeriodNs = size.drainNs;
@@ -527,7 +335,7 @@ void drainRingsNow()
 uint64_t ringFillNs()
 {
     const State& s = g_rings;
-    return s.dataBytes / sizeof(SampleRecord) * s.intervalNs;
+    return s.dataBytes / recordBytes() * s.intervalNs;
 }
 
 bool startRingDrain(const char** why)

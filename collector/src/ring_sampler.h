@@ -14,6 +14,8 @@
 // are counted as lost.
 #pragma once
 
+#include "ring_stacks.h"
+
 #include <cstdint>
 #include <sys/types.h>
 
@@ -29,12 +31,16 @@ struct RingHooks {
     // Called only when one of them is not 0.
     void (*dropped)(uint64_t lost, uint64_t foreign, uint64_t throttled);
     pid_t (*quietThread)(); // the collector's own thread, whose samples are dropped
+    // Issue 39: the registers and stack of a sample of this process just given to `sample`, when
+    // RingSize::stackBytes asked for them; on the draining thread. nullptr: not wanted.
+    void (*path)(const UserState& user, pid_t tid) = nullptr;
 };
 
 // Tests that force an overflow set these (PPE_RING_PAGES, PPE_RING_DRAIN_MS); 0 otherwise.
 struct RingSize {
     uint64_t dataPages; // per ring, rounded up to a power of two; 0: for 0.2 s of one CPU's samples
     uint64_t drainNs; // a fixed drain period; 0: adapted to what the drains find
+    uint32_t stackBytes = 0; // the user stack copied with each sample for its call path; 0: none
 };
 
 // Opens and maps one ring per online CPU, disabled, for a sample every `intervalNs` of CPU time.

@@ -100,9 +100,14 @@ static void writeCommand(LineWriter& w, const ProfileRecord& r)
     w.endl();
 }
 
-static void writeIdentity(LineWriter& w, const ProfileRecord& r, bool raw)
+static bool hasCallPaths(const ProfileOutput& out)
 {
-    w.str("ppe-profile ").dec(raw ? kRawOutsideVersion : kFormatVersion).endl();
+    return out.raw && out.calls.header && load(out.calls.header->used) > 1;
+}
+
+static void writeIdentity(LineWriter& w, const ProfileRecord& r, bool raw, bool calls)
+{
+    w.str("ppe-profile ").dec(calls ? kCallPathsVersion : raw ? kRawOutsideVersion : kFormatVersion).endl();
     textField(w, "producer", r.producer);
     w.str("status ").str(statusName(ProfileStatus(r.status))).endl();
     textField(w, "end-reason", r.endReason);
@@ -264,6 +269,18 @@ static void writeBlocked(LineWriter& w, const ProfileOutput& out)
     }
 }
 
+// The calling-context tree as it stands (the drain may still add to it: `used` is read once).
+static void writeCallTree(LineWriter& w, const CallTree& tree)
+{
+    const uint32_t used = load(tree.header->used);
+    w.str("call-paths ").dec(load(tree.header->samples)).ch(' ').dec(load(tree.header->cut)).ch(' ');
+    w.dec(used - 1).endl();
+    for (uint32_t i = 1; i < used; ++i) {
+        const CallNode& n = tree.nodes[i];
+        w.str("call-node ").dec(i).ch(' ').dec(n.parent).ch(' ').hex(n.pc).ch(' ').dec(load(n.self)).endl();
+    }
+}
+
 static void writeBins(LineWriter& w, const ProfileOutput& out)
 {
     const BinLayout& layout = out.record->layout;
@@ -283,7 +300,7 @@ int writeProfile(int fd, const ProfileOutput& out)
 int writeProfile(int fd, const ProfileOutput& out, char* buffer, size_t bufferSize)
 {
     LineWriter w(fd, buffer, bufferSize);
-    writeIdentity(w, *out.record, out.raw);
+    writeIdentity(w, *out.record, out.raw, hasCallPaths(out));
     writeSampling(w, out);
     writeObjects(w, out);
     if (out.raw)
@@ -291,6 +308,8 @@ int writeProfile(int fd, const ProfileOutput& out, char* buffer, size_t bufferSi
     writeThreads(w, out);
     writeBlocked(w, out);
     writeBins(w, out);
+    if (hasCallPaths(out))
+        writeCallTree(w, out.calls);
     w.str("end").endl();
     return w.flush() ? 0 : w.error();
 }

@@ -350,6 +350,12 @@ std::vector<uint64_t> namedOffsets(const Profile& profile, const SharedObject& o
                 offsets.insert(offsets.end(), { at.address - 1, at.address }); // a return address
         }
     }
+    for (const CallPathNode& node : profile.calls.nodes) { // a return address, or a sampled PC at a leaf
+        const CodeLocation& at = node.place;
+        if (at.kind == CodeLocation::Kind::Object && at.object < profile.objects.size()
+            && profile.objects[at.object].path == object.path)
+            offsets.insert(offsets.end(), { at.address - 1, at.address });
+    }
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
     return offsets;

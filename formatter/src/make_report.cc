@@ -1,5 +1,7 @@
 #include "ppe/formatter/make_report.h"
 
+#include "ppe/formatter/call_paths.h"
+
 #include "ppe/formatter/address_sources.h"
 #include "ppe/formatter/build_report.h"
 #include "ppe/formatter/imbalance.h"
@@ -447,6 +449,8 @@ namespace {
         addThreads(report);
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
+        addCallPaths(report, makeFunctionNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs),
+            request.callFunctions);
         if (report.profile.mergedProfiles > 1 && request.object.empty()) {
             if (auto files = profileFiles(request.profiles)) {
                 const std::vector<std::string>& skipped = report.profile.skippedProfiles;

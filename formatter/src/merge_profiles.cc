@@ -423,6 +423,11 @@ void ProfileMerge::addBlocked(Profile& next, const std::vector<size_t>& objectOf
     s.cost += next.scan->cost;
 }
 
+void ProfileMerge::addCallPaths(Profile& next, const std::vector<size_t>& objectOf)
+{
+    mergeCallPaths(m_sum.calls, next.calls, objectOf, m_callNodes);
+}
+
 std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Messages& messages)
 {
     if (m_count++ == 0) {
@@ -452,6 +457,7 @@ std::optional<Error> ProfileMerge::add(Profile next, const std::string& path, Me
         markThreads(next.threads, processOf(next));
     std::move(next.threads.begin(), next.threads.end(), std::back_inserter(m_sum.threads));
     addBlocked(next, objectOf);
+    addCallPaths(next, objectOf);
     return std::nullopt;
 }
 

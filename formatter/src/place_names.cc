@@ -53,6 +53,7 @@ namespace {
         const std::vector<LineTable>& tables;
         const debuginfo::DebugInfo* image;
         const std::vector<std::string>& debugDirs;
+        bool lines; // "function (file:line)"; else the function alone
         std::map<size_t, std::optional<ObjectCode>> objects; // read on first use; nullopt: unreadable
 
         std::string inImage(uint64_t address)
@@ -67,7 +68,7 @@ namespace {
             }
             if (function.empty())
                 function = module ? module->name : fmt::format("0x{:x}", address + 1);
-            const std::string line = lineAt(module, tables, address);
+            const std::string line = lines ? lineAt(module, tables, address) : "";
             return line.empty() ? function : fmt::format("{} ({})", function, line);
         }
 
@@ -110,7 +111,14 @@ namespace {
 PlaceNamer makePlaceNamer(const Profile& profile, const std::vector<CodeModule>& modules,
     const std::vector<LineTable>& tables, const debuginfo::DebugInfo* image, const std::vector<std::string>& debugDirs)
 {
-    auto namer = std::make_shared<Namer>(Namer { profile, modules, tables, image, debugDirs, {} });
+    auto namer = std::make_shared<Namer>(Namer { profile, modules, tables, image, debugDirs, true, {} });
+    return [namer](const CodeLocation& place) { return (*namer)(place); };
+}
+
+PlaceNamer makeFunctionNamer(const Profile& profile, const std::vector<CodeModule>& modules,
+    const std::vector<LineTable>& tables, const debuginfo::DebugInfo* image, const std::vector<std::string>& debugDirs)
+{
+    auto namer = std::make_shared<Namer>(Namer { profile, modules, tables, image, debugDirs, false, {} });
     return [namer](const CodeLocation& place) { return (*namer)(place); };
 }
 

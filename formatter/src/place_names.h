@@ -18,4 +18,8 @@ namespace ppe::formatter {
 PlaceNamer makePlaceNamer(const Profile& profile, const std::vector<CodeModule>& modules,
     const std::vector<LineTable>& tables, const debuginfo::DebugInfo* image, const std::vector<std::string>& debugDirs);
 
+// The same naming the function alone ("function", "function (libc.so.6)"): call paths' (issue 39).
+PlaceNamer makeFunctionNamer(const Profile& profile, const std::vector<CodeModule>& modules,
+    const std::vector<LineTable>& tables, const debuginfo::DebugInfo* image, const std::vector<std::string>& debugDirs);
+
 } // namespace ppe::formatter

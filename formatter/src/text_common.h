@@ -25,6 +25,9 @@ inline std::string fitName(const std::string& name, size_t width)
 void blockedText(std::string& out, const Report& report);
 void threadsText(std::string& out, const Report& report);
 
+// The call paths' section (text_calls.cc, issue 39).
+void callPathsText(std::string& out, const Report& report);
+
 // The per-rank imbalance of a merge (text_imbalance.cc).
 void imbalanceText(std::string& out, const Report& report);
 

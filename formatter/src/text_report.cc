@@ -373,6 +373,7 @@ std::string renderTextReport(const Report& report, const TextOptions& options)
     imbalanceText(out, report);
     objectTable(out, report);
     blockedText(out, report);
+    callPathsText(out, report);
     threadsText(out, report);
     for (const ModuleLines& m : report.lines)
         moduleText(out, m, options);

@@ -229,6 +229,7 @@ namespace {
         const ThreadRecord* threads = view.threads ? view.threads->threads : nullptr;
         const size_t threadCount = view.threads ? std::min<size_t>(view.threads->count, kLiveThreads) : 0;
         const RawOutside raw { maps, view.pcs, view.header.pcSlots };
+        // The live file does not hold call paths yet (issue 39): a recovered profile is flat.
         const ProfileOutput output { &record, view.bins, nullptr, 0, nullptr, 0, threads, threadCount, nullptr, 0,
             nullptr, &raw };
         const int error = writeProfile(fd, output);

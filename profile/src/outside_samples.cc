@@ -145,18 +145,34 @@ namespace {
         }
     }
 
+    // A run-time address in a shared object's mapping as that object's file offset; with `image`,
+    // one in the monitored image's own mappings as its link-time address. Others stay as they are.
+    void placeAddress(Attribution& a, CodeLocation& place, bool image)
+    {
+        const OutsideSamples::Mapping* m
+            = place.kind == CodeLocation::Kind::Address ? findMapping(a.s, place.address) : nullptr;
+        if (m && image && a.s.paths[m->path] == a.p.image) {
+            place = CodeLocation { CodeLocation::Kind::Image, 0, place.address - a.p.loadBias };
+            return;
+        }
+        const int object = m && categoryOf(a, m, false) == kShared ? objectFor(a, *m) : -1;
+        if (object >= 0)
+            place = CodeLocation { CodeLocation::Kind::Object, size_t(object), place.address - m->start + m->offset };
+    }
+
+    // The collector names blocked places in the image itself.
     void placeBlocked(Attribution& a)
     {
         for (BlockedPlace& b : a.p.blocked) {
-            for (CodeLocation* place : { &b.site, &b.caller }) {
-                const OutsideSamples::Mapping* m
-                    = place->kind == CodeLocation::Kind::Address ? findMapping(a.s, place->address) : nullptr;
-                const int object = m && categoryOf(a, m, false) == kShared ? objectFor(a, *m) : -1;
-                if (object >= 0)
-                    *place = CodeLocation { CodeLocation::Kind::Object, size_t(object),
-                        place->address - m->start + m->offset };
-            }
+            placeAddress(a, b.site, false);
+            placeAddress(a, b.caller, false);
         }
+    }
+
+    void placeCallPaths(Attribution& a)
+    {
+        for (CallPathNode& n : a.p.calls.nodes)
+            placeAddress(a, n.place, true);
     }
 
     // Each object's build id: that of the first mapping of its path that has one.
@@ -226,6 +242,7 @@ void attributeOutside(Profile& p, const OutsideSamples& s)
     Attribution a { p, s, p.objects.size(), std::vector<int>(s.paths.size(), -1), {} };
     attributePcs(a);
     placeBlocked(a);
+    placeCallPaths(a);
     addBuildIds(a);
     addRetired(a);
     sortHits(a);

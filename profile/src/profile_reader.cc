@@ -1,5 +1,6 @@
 #include "ppe/profile/profile_reader.h"
 
+#include "call_records.h"
 #include "outside_samples.h"
 #include "ppe/core/ppe_writer.h"
 #include "ppe/profile/text_fields.h"
@@ -472,7 +473,10 @@ namespace {
                 if (!m_seen.count(key))
                     return Error { m_file, 0, "missing '" + key + "' line" };
             }
-            // Version 2: the samples outside the monitored object as they were taken, attributed here.
+            if (std::string problem = detail::finishCallPaths(m_callRecords, m_profile.calls); !problem.empty())
+                return Error { m_file, 0, problem };
+            // Version 2: the samples outside the monitored object as they were taken, attributed here
+            // (and version 3's call paths named with them).
             if (m_profile.version >= kRawOutsideVersion)
                 detail::attributeOutside(m_profile, m_outside);
             if (std::string problem = checkConsistency(m_profile); !problem.empty())
@@ -507,6 +511,10 @@ namespace {
                 if (auto problem = detail::takeOutsideRecord(*fields, m_outside))
                     return problem->empty() ? std::nullopt : std::optional(error(number, *problem));
             }
+            if (m_profile.version >= kCallPathsVersion) {
+                if (auto problem = detail::takeCallRecord(*fields, m_callRecords, m_profile.calls))
+                    return problem->empty() ? std::nullopt : std::optional(error(number, *problem));
+            }
             auto handler = handlers().find((*fields)[0]);
             if (handler == handlers().end())
                 return std::nullopt; // a key from a later minor revision: ignored (docs/ppe-format.md)
@@ -526,6 +534,7 @@ namespace {
         std::string m_file;
         Profile m_profile;
         detail::OutsideSamples m_outside; // version 2's raw records, attributed at the end
+        detail::CallRecords m_callRecords; // version 3's
         std::set<std::string> m_seen;
         bool m_ended = false;
         bool m_binsSeen = false; // the first bin line went the general way (m_seen has "bin")

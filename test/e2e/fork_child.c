@@ -1,5 +1,6 @@
 /* fork_child: the parent and a forked child each run their own hot loop; the parent waits.
- * Usage: fork_child [SCALE] */
+ * With "first", the parent runs half its loop before it forks (what it sampled then is its own).
+ * Usage: fork_child [SCALE [first]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -24,12 +25,13 @@ __attribute__((noinline)) double in_child(long n)
 int main(int argc, char** argv)
 {
     long n = (argc > 1 ? atol(argv[1]) : 1) * 100000000L;
+    double s = argc > 2 ? in_parent(n / 2) : 0;
     pid_t child = fork();
     if (child == 0) {
         printf("child %d %.3f\n", (int)getpid(), in_child(n));
         return 0;
     }
-    double s = in_parent(n);
+    s += in_parent(argc > 2 ? n / 2 : n);
     int status = 0;
     waitpid(child, &status, 0);
     printf("parent %.3f child-status %d\n", s, status);

@@ -59,7 +59,7 @@ namespace {
     {
         return { { "FILE|DIR/", dir.file("v.ppe") }, { "PAGES", "64" }, { "N", "5000" }, { "HZ", "2000" },
             { "MODE", "cpu" }, { "KIND", "auto" }, { "PATH", PPE_LIBRARY }, { "NAME", "libc.so.6" },
-            { "SECONDS", "60" }, { "SIG", "USR2" }, { "LIVE", dir.file("gone.ppe.1.live") } };
+            { "SECONDS", "60" }, { "SIG", "USR2" }, { "LIVE", dir.file("gone.ppe.1.live") }, { "BYTES", "4096" } };
     }
 
     // Every way Boost takes `value` for `option`: --NAME V, --NAME=V, -X V, -XV.

@@ -5,6 +5,7 @@
 // error each naming the line.
 #include "golden_profile.h"
 #include "memfd.h"
+#include "profile_head.h"
 
 #include "ppe/core/live_file.h"
 #include "ppe/profile/profile_reader.h"
@@ -22,25 +23,7 @@ namespace {
 
     std::string head(int version, const std::string& counts)
     {
-        return "ppe-profile " + std::to_string(version) + R"(
-producer "libppe 0.1.0"
-status complete
-host "h"
-arch "x86_64"
-pid 1
-start-time 2026-01-01T00:00:00Z
-end-time 2026-01-01T00:00:01Z
-image "/bin/prog"
-build-id none
-command "/bin/prog"
-load-bias 0x400000
-range 0x1000 0x2000
-mechanism "perf-task-clock"
-mode 0 real
-interval 10000
-bin-width 4
-bin-count 1024
-)" + counts;
+        return test::profileHead(version, "perf-task-clock", counts);
     }
 
     std::string counts(uint64_t below, uint64_t above, uint64_t shared, uint64_t vdso, uint64_t anon, uint64_t unknown)

@@ -115,8 +115,8 @@ namespace {
 
     TEST(ProfileReader, NewerVersionIsRefused)
     {
-        expectError(withLine(1, "ppe-profile 3"), 1, "newer");
-        expectError(withLine(1, "ppe-profile 3"), 1, "version 3");
+        expectError(withLine(1, "ppe-profile 4"), 1, "newer");
+        expectError(withLine(1, "ppe-profile 4"), 1, "version 4");
     }
 
     TEST(ProfileReader, BadVersion)

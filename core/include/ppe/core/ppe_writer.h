@@ -2,6 +2,7 @@
 // profiles can be written at once (a checkpoint and the final profile) with a buffer each.
 #pragma once
 
+#include "ppe/core/call_tree.h"
 #include "ppe/core/mechanism.h"
 #include "ppe/core/pc_table.h"
 #include "ppe/core/profile_record.h"
@@ -90,6 +91,9 @@ struct RawOutside {
 // The version of a profile with raw outside samples: their records, the counts without them, and
 // blocked places outside the image as run-time addresses.
 inline constexpr uint32_t kRawOutsideVersion = 2;
+// Version 2 with call paths (issue 39): `call-paths` and `call-node` records, run-time addresses
+// named through the `mapping` records as outside PCs are.
+inline constexpr uint32_t kCallPathsVersion = 3;
 
 struct ProfileOutput {
     const ProfileRecord* record = nullptr;
@@ -104,6 +108,7 @@ struct ProfileOutput {
     size_t blockedCount = 0;
     const ScanSummary* scan = nullptr; // nullptr: blocked threads were not sampled
     const RawOutside* raw = nullptr; // non-null: version 2, `objects` and `hits` are empty
+    CallTree calls {}; // with `raw` and a node besides the root: version 3
 };
 
 // Bytes of the buffer writeProfile() formats into.

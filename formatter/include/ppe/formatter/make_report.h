@@ -28,6 +28,7 @@ struct ReportRequest {
     double lineThreshold = 1.0; // % of the in-range hits a module needs for its program text
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
     size_t topFunctions = 5; // functions (and addresses without one) listed per shared object
+    size_t callFunctions = 20; // functions with their callers and callees in the call paths' section
     // Shared objects (path, file name or name without version, objectNameMatches) to give units or
     // functions and program text from their DWARF whatever their share; those with at least
     // lineThreshold % of all samples get them anyway.

@@ -3,6 +3,8 @@
 // bounded by the histogram's size, not by the number of files.
 #pragma once
 
+#include "ppe/formatter/call_paths.h"
+
 #include "ppe/formatter/messages.h"
 #include "ppe/profile/profile.h"
 #include "ppe/support/result.h"
@@ -57,8 +59,10 @@ private:
     void addSamples(Profile& next);
     std::vector<size_t> addObjects(Profile& next);
     void addBlocked(Profile& next, const std::vector<size_t>& objectOf);
+    void addCallPaths(Profile& next, const std::vector<size_t>& objectOf);
 
     Profile m_sum;
+    CallNodeIndex m_callNodes; // the sum's call paths by parent and place (issue 39)
     size_t m_count = 0; // profiles added
     size_t m_processes = 0; // processes they hold (a merged file holds its merge's)
     std::vector<std::string> m_pidTexts; // merged files' pids, as they summarised them

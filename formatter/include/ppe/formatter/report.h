@@ -285,6 +285,33 @@ struct BlockedTime {
     std::vector<BlockedRow> rows;
 };
 
+// Issue 39: the call paths' view of one function (or a marker: a path the unwinder could not follow
+// to the program's start), by function name ("name (object)" in a shared object).
+struct CallEdge {
+    std::string name;
+    double samples = 0;
+    double percent = 0; // of the function's inclusive samples
+};
+
+struct CallFunctionRow {
+    std::string name;
+    double self = 0; // samples whose path ends in it
+    double inclusive = 0; // samples whose path passes through it (recursion counted once)
+    double selfPercent = 0, selfError = 0; // of the samples with a path
+    double inclusivePercent = 0, inclusiveError = 0;
+    std::vector<CallEdge> callers; // whose calls its inclusive samples came through, decreasing
+    std::vector<CallEdge> callees; // where its inclusive samples went besides itself, decreasing
+};
+
+struct CallPathsReport {
+    uint64_t samples = 0; // samples with a path
+    uint64_t cut = 0; // of those, cut for room in the collector's tree
+    uint64_t nodes = 0;
+    std::vector<CallFunctionRow> functions; // decreasing inclusive samples, at most the asked number
+    size_t moreFunctions = 0;
+    std::vector<CallEdge> shortPaths; // why paths stopped short, % of the samples with a path
+};
+
 // One of the top modules of a merge, across its ranks: each rank's share of its own in-range hits.
 struct ModuleImbalance {
     std::string name; // the module's name (== its ModuleRow's)
@@ -420,6 +447,7 @@ struct Report {
     std::vector<ThreadRow> threads; // the busiest threads (at most kMaxThreadRows), by thread id
     size_t moreThreads = 0; // threads left out of `threads`
     std::optional<BlockedTime> blocked; // real-time mode: where threads waited
+    std::optional<CallPathsReport> calls; // the profile has call paths (PPE_CALLS)
     std::optional<Imbalance> imbalance; // a merge of several profiles: the spread over its ranks
     std::optional<DiffReport> diff; // ppeout --diff: a base profile compared with this one
     std::vector<std::string> warnings;

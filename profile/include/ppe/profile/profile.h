@@ -70,6 +70,22 @@ struct ImageSection {
     uint64_t size = 0;
 };
 
+// Issue 39: the calling-context tree of the samples (format version 3's `call-paths` and `call-node`
+// records). Node 0 is the root; a node's parent comes before it; a sample counts once, in the
+// `self` of the node its path ends at (its sampled PC).
+struct CallPathNode {
+    uint32_t parent = 0;
+    CodeLocation place; // the sampled PC at a leaf, a return address above it; None at the root and a marker
+    uint64_t marker = 0; // non-zero: the path stopped short of the outermost frame, and why (call_tree.h)
+    uint64_t self = 0;
+};
+
+struct CallPaths {
+    uint64_t samples = 0; // samples with a path
+    uint64_t cut = 0; // of those, samples whose path did not fit the collector's tree (counted where it was cut)
+    std::vector<CallPathNode> nodes; // empty: no call paths
+};
+
 struct Profile {
     uint32_t version = 0;
     std::string producer;
@@ -118,6 +134,7 @@ struct Profile {
     std::vector<ThreadSamples> threads;
     std::vector<BlockedPlace> blocked; // decreasing seconds
     std::optional<BlockingScan> scan; // present when blocked threads were sampled
+    CallPaths calls;
 
     // A merge of several processes' profiles (ppeout on a directory or a pattern; formatter's
     // merge_profiles.h): how many, their pids in short ("1201-1204, 1310") and the end reasons

@@ -12,8 +12,8 @@
 namespace ppe {
 
 // The newest format version this reader understands (2: the collector's samples outside the
-// monitored object raw, attributed by the reader).
-inline constexpr uint32_t kReaderVersion = 2;
+// monitored object raw, attributed by the reader; 3: with call paths).
+inline constexpr uint32_t kReaderVersion = 3;
 
 // What one profile may claim, well above what the collector and ppe-arc write (a line: the command
 // line escaped; bins: the largest histogram PPE_MEM allows; threads, blocked places, objects, their
@@ -29,7 +29,8 @@ inline constexpr size_t kMaxProfileBlocked = 16384;
 inline constexpr size_t kMaxProfileObjects = 4096;
 inline constexpr size_t kMaxProfileObjectHits = 1 << 20;
 inline constexpr size_t kMaxProfileCodeSections = 256;
-inline constexpr size_t kMaxProfileLines = kMaxProfileBins + (size_t(1) << 22);
+inline constexpr size_t kMaxProfileCallNodes = size_t(1) << 22; // PPE_CALL_NODES' largest
+inline constexpr size_t kMaxProfileLines = kMaxProfileBins + kMaxProfileCallNodes + (size_t(1) << 22);
 
 // Parses the text of a .ppe file; `fileName` is used in error messages only.
 Result<Profile> parseProfile(std::string_view text, std::string_view fileName);

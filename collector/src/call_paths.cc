@@ -1,0 +1,120 @@
+#include "call_paths.h"
+
+#include "cfi_cache.h"
+#include "collector_state.h"
+#include "proc_maps.h"
+
+#include <atomic>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace ppe {
+
+namespace {
+
+    // A missing object is looked for again at most this often (a sample in JIT code would
+    // otherwise read /proc/self/maps at every drain).
+    constexpr uint64_t kRefreshNs = 100'000'000;
+
+    struct CallPaths {
+        UnwindState* unwind = nullptr;
+        MapsScratch* maps = nullptr;
+        CallTree tree;
+        uint64_t refreshedNs = 0;
+        std::atomic<bool> changed { false };
+        uint64_t pcs[kMaxCallFrames];
+    };
+
+    CallPaths g_calls;
+
+    bool readProcess(const void*, uint64_t address, void* out, size_t size)
+    {
+        iovec local { out, size };
+        iovec remote { reinterpret_cast<void*>(address), size };
+        return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(size);
+    }
+
+    // The sampled stack, as the kernel copied it: [sp, sp + stackSize).
+    bool readStack(const void* context, uint64_t address, void* out, size_t size)
+    {
+        const auto* user = static_cast<const UserState*>(context);
+        if (address < user->sp || address - user->sp > user->stackSize || size > user->stackSize - (address - user->sp))
+            return false;
+        __builtin_memcpy(out, user->stack + (address - user->sp), size);
+        return true;
+    }
+
+    void refreshObjects()
+    {
+        MapsTable maps {};
+        if (readMapsInto(*g_calls.maps, &maps))
+            refreshUnwindObjects(*g_calls.unwind, maps);
+        g_calls.refreshedNs = nowNs(CLOCK_MONOTONIC);
+    }
+
+    void* mapZeroed(size_t bytes)
+    {
+        void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return memory == MAP_FAILED ? nullptr : memory;
+    }
+
+    UnwindResult unwind(const UserState& user)
+    {
+        const FrameRegisters regs { user.pc, user.sp, user.fp, user.lr, user.lrValid };
+        const MemoryReader stack { readStack, &user };
+        return unwindPath(cachedRules(*g_calls.unwind), stack, regs, g_calls.pcs, kMaxCallFrames - 1);
+    }
+
+} // namespace
+
+bool startCallPaths(uint32_t nodes, const char** why)
+{
+    if (g_calls.tree.header)
+        return true; // an earlier arming's (ppe_set): the tree goes on
+    void* tree = mapZeroed(callTreeBytes(nodes));
+    g_calls.unwind = static_cast<UnwindState*>(mapZeroed(sizeof(UnwindState)));
+    g_calls.maps = static_cast<MapsScratch*>(mapZeroed(sizeof(MapsScratch)));
+    if (!tree || !g_calls.unwind || !g_calls.maps) {
+        *why = "cannot map memory for call paths";
+        return false;
+    }
+    g_calls.tree = makeCallTree(tree, nodes);
+    g_calls.unwind->code = MemoryReader { readProcess, nullptr };
+    refreshObjects();
+    return true;
+}
+
+void takeCallPath(const UserState& user, pid_t)
+{
+    if (!g_calls.tree.header)
+        return;
+    if (g_calls.changed.exchange(false, std::memory_order_acquire))
+        refreshObjects();
+    UnwindResult r = unwind(user);
+    if (r.end == UnwindEnd::NoObject && nowNs(CLOCK_MONOTONIC) - g_calls.refreshedNs > kRefreshNs) {
+        refreshObjects(); // a library loaded since
+        r = unwind(user);
+    }
+    if (r.end != UnwindEnd::Outermost)
+        g_calls.pcs[r.frames++] = kShortPathBase + uint64_t(r.end); // room kept for it
+    addCallPath(g_calls.tree, g_calls.pcs, r.frames, 1);
+}
+
+void callPathObjectsChanged() { g_calls.changed.store(true, std::memory_order_release); }
+
+void restartCallPathsInChild()
+{
+    CallTree& tree = g_calls.tree;
+    if (!tree.header)
+        return;
+    const uint32_t nodes = tree.header->capacity;
+    // Zero pages in place of the copy: the parent's nodes never reach the child's memory use.
+    void* memory = mmap(
+        tree.header, callTreeBytes(nodes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    tree = memory == MAP_FAILED ? CallTree {} : makeCallTree(memory, nodes);
+}
+
+CallTree callTree() { return g_calls.tree; }
+
+} // namespace ppe

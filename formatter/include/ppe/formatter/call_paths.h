@@ -1,0 +1,31 @@
+// Issue 39: the call paths of a profile (Profile::calls) by function: inclusive and self time with
+// their binomial errors, and for each of the busiest functions its callers and callees with their
+// shares of its inclusive time, as gprof's call graph shows them.
+#pragma once
+
+#include "ppe/formatter/report.h"
+#include "ppe/formatter/thread_report.h"
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace ppe::formatter {
+
+// Fills report.calls when the profile has call paths: the `top` functions of most inclusive time.
+// `functionOf` names the function of a place taken as a return address (thread_report.h's
+// PlaceNamer contract: the instruction before it is named).
+void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top);
+
+// A merged tree's nodes by (parent, place's kind, object, address, marker): mergeCallPaths keeps it.
+using CallNodeIndex = std::map<std::tuple<uint32_t, int, size_t, uint64_t, uint64_t>, uint32_t>;
+
+// Adds the tree `add` to `sum` (ranks merged): a node of `add` is the sum's node of the same place
+// under the same merged parent, made when it is new. `objectOf` maps `add`'s object indices to the
+// sum's; `index` starts empty and is kept between calls.
+void mergeCallPaths(CallPaths& sum, const CallPaths& add, const std::vector<size_t>& objectOf, CallNodeIndex& index);
+
+// The words for a marker node (kShortPathBase + the unwinder's reason).
+std::string shortPathName(uint64_t marker);
+
+} // namespace ppe::formatter

@@ -1,0 +1,258 @@
+// Issue 39: call paths of a program of known call structure (call_paths.c: -O2, no frame pointer;
+// a leaf called from two callers 70:30, recursion eight calls deep, a call back through a shared
+// library), recorded by the collector (`ppe -g`: perf-ring samples with a copy of the stack, unwound
+// with the objects' CFI) and formatted by ppeout: the shares are the truth within their errors, and
+// agree with `perf record --call-graph dwarf` of the same program.
+#include "run_program.h"
+#include "temp_dir.h"
+
+#include "ppe/profile/profile_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ppe::testing {
+namespace {
+
+    struct CallRow {
+        double inclusive = 0, inclusiveError = 0, self = 0, selfError = 0;
+        std::map<std::string, double> callers, callees; // % of its inclusive time
+    };
+
+    // ppeout's call paths section, by function name.
+    std::map<std::string, CallRow> callRows(const std::string& text)
+    {
+        std::map<std::string, CallRow> rows;
+        const size_t section = text.find("PPE - CALL PATHS");
+        if (section == std::string::npos)
+            return rows;
+        std::istringstream in(text.substr(section));
+        const std::regex row(R"(^\s*\d+\s+([\d.]+) \+-\s+([\d.]+)\s+([\d.]+) \+-\s+([\d.]+)\s+(.+)$)");
+        const std::regex edge(R"(^\s+([<>])\s+([\d.]+)\s+(.+)$)");
+        CallRow* current = nullptr;
+        std::string line;
+        std::getline(in, line);
+        while (std::getline(in, line) && line.find("PPE - ") == std::string::npos && line.find("Program text") != 0) {
+            std::smatch m;
+            if (std::regex_match(line, m, row)) {
+                current = &rows[m[5]];
+                *current = CallRow { std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), {}, {} };
+            } else if (current && std::regex_match(line, m, edge)) {
+                (m[1] == "<" ? current->callers : current->callees)[m[3]] = std::stod(m[2]);
+            }
+        }
+        return rows;
+    }
+
+    // The percentages of the line on paths that stopped short of the program's start (0: none did).
+    double shortPathsPercent(const std::string& text)
+    {
+        const size_t at = text.find("Paths that stopped short of the program's start:");
+        if (at == std::string::npos)
+            return 0;
+        const std::string line = text.substr(at, text.find('\n', at) - at);
+        const std::regex percent(R"(([\d.]+)%)");
+        double sum = 0;
+        for (auto m = std::sregex_iterator(line.begin(), line.end(), percent); m != std::sregex_iterator(); ++m)
+            sum += std::stod((*m)[1]);
+        return sum;
+    }
+
+    class CallPathsTest : public ::testing::Test {
+    protected:
+        TempDir m_dir;
+
+        void SetUp() override
+        {
+            if (!perfEventsAvailable() || !perfRingsAvailable())
+                GTEST_SKIP() << "perf events bound to a CPU, or their ring buffers, are refused here: no perf-ring, "
+                                "no call paths";
+        }
+
+        // The program under `ppe -g`, then ppeout's text report of its profile.
+        std::string profiled(const std::string& rounds)
+        {
+            const std::string out = m_dir.file("calls.ppe");
+            const RunResult run = runProgram({ PPE_LAUNCHER, "-g", "-o", out, PPE_CALL_PATHS, rounds });
+            EXPECT_TRUE(run.exited && run.status == 0) << run.err;
+            const RunResult report = runProgram({ PPEOUT, out });
+            EXPECT_TRUE(report.exited && report.status == 0) << report.err;
+            return report.out;
+        }
+    };
+
+    // Within three errors of `truth` (percent), and one point for what the functions' calls and
+    // loops cost besides their counted work.
+    void expectShare(double percent, double error, double truth, const std::string& what)
+    {
+        EXPECT_NEAR(percent, truth, 3 * error + 1.0) << what;
+    }
+
+    TEST_F(CallPathsTest, SharesOfCallersRecursionAndALibraryAreTheTruth)
+    {
+        const std::string text = profiled("1500");
+        const std::map<std::string, CallRow> rows = callRows(text);
+        ASSERT_TRUE(rows.count("leaf") && rows.count("caller_a") && rows.count("recurse") && rows.count("callback"))
+            << text;
+        const CallRow& leaf = rows.at("leaf");
+        // The leaf's callers: 70:30, the error of a share of the leaf's own samples.
+        const double leafSamplesShare = leaf.inclusive / 100;
+        const std::regex total(R"((\d+) samples with a call path)");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(text, m, total)) << text;
+        const double samples = std::stod(m[1]);
+        ASSERT_GT(samples, 1000) << text;
+        const double leafSamples = samples * leafSamplesShare;
+        const double p = leaf.callers.count("caller_a") ? leaf.callers.at("caller_a") / 100 : 0;
+        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "leaf's share under caller_a\n" + text);
+        EXPECT_NEAR(leaf.callers.count("caller_b") ? leaf.callers.at("caller_b") : 0, 100 * (1 - p), 0.02);
+        // Inclusive time of all samples: 10, 7, 3, 2, 2 of 14.
+        const std::map<std::string, double> truth { { "leaf", 10 }, { "caller_a", 7 }, { "caller_b", 3 },
+            { "recurse", 2 }, { "callback", 2 } };
+        for (const auto& [name, units] : truth) {
+            const CallRow& r = rows.at(name);
+            expectShare(r.inclusive, r.inclusiveError, 100 * units / 14, name + "'s inclusive time\n" + text);
+        }
+        // Recursion counted once: recurse's time came through main alone, and went to bottom.
+        EXPECT_EQ(rows.at("recurse").callers.size(), 1u) << text;
+        EXPECT_GT(rows.at("recurse").callers.count("main"), 0u) << text;
+        EXPECT_GT(rows.at("recurse").callees.count("bottom"), 0u) << text;
+        // Through the shared library: callback's time came through call_paths_apply in it.
+        const CallRow& callback = rows.at("callback");
+        EXPECT_GT(callback.callers.count("call_paths_apply (libcall_paths_lib.so)"), 0u) << text;
+        // Nearly every path reached the program's start: a sample in the dynamic loader's start-up
+        // may end at its entry, which has no CFI.
+        EXPECT_LT(shortPathsPercent(text), 1.0) << text;
+    }
+
+    // The number before "samples with a call path", and before "calling contexts".
+    std::pair<double, double> pathTotals(const std::string& text)
+    {
+        std::smatch m;
+        const std::regex totals(R"((\d+) samples with a call path, in (\d+) calling contexts)");
+        if (!std::regex_search(text, m, totals))
+            return { 0, 0 };
+        return { std::stod(m[1]), std::stod(m[2]) };
+    }
+
+    // Two runs' profiles formatted together (ppeout on their directory): one tree, the samples of
+    // both, the contexts of either, and the same shares.
+    TEST_F(CallPathsTest, TwoRunsMergeIntoOneTree)
+    {
+        const std::string dir = m_dir.file("runs") + "/";
+        std::filesystem::create_directory(dir);
+        std::vector<std::pair<double, double>> each;
+        for (int run = 0; run < 2; ++run) {
+            const RunResult r = runProgram({ PPE_LAUNCHER, "-g", "-o", dir, PPE_CALL_PATHS, "700" });
+            ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+        }
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            const RunResult one = runProgram({ PPEOUT, entry.path().string() });
+            ASSERT_TRUE(one.exited && one.status == 0) << one.err;
+            each.push_back(pathTotals(one.out));
+        }
+        ASSERT_EQ(each.size(), 2u);
+        const RunResult merged = runProgram({ PPEOUT, dir });
+        ASSERT_TRUE(merged.exited && merged.status == 0) << merged.err;
+        const auto [samples, contexts] = pathTotals(merged.out);
+        EXPECT_EQ(samples, each[0].first + each[1].first) << merged.out;
+        EXPECT_GE(contexts, std::max(each[0].second, each[1].second)) << merged.out;
+        EXPECT_LE(contexts, each[0].second + each[1].second) << merged.out;
+        const std::map<std::string, CallRow> rows = callRows(merged.out);
+        ASSERT_TRUE(rows.count("leaf")) << merged.out;
+        const double leafSamples = samples * rows.at("leaf").inclusive / 100;
+        const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
+        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "merged\n" + merged.out);
+    }
+
+    // A forked child's profile has its own call paths, none of its parent's from before the fork
+    // (the tree's memory was copied with the rest), and the parent keeps them.
+    TEST_F(CallPathsTest, AForkedChildHasItsOwnTree)
+    {
+        const std::string dir = m_dir.file("fork") + "/";
+        std::filesystem::create_directory(dir);
+        const RunResult r = runProgram({ PPE_LAUNCHER, "-g", "-o", dir, PPE_FORK_CHILD, "3", "first" });
+        ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+        std::map<std::string, std::map<std::string, CallRow>> byRole; // "parent", "child"
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            const RunResult one = runProgram({ PPEOUT, entry.path().string() });
+            ASSERT_TRUE(one.exited && one.status == 0) << one.err;
+            const std::map<std::string, CallRow> rows = callRows(one.out);
+            byRole[rows.count("in_child") ? "child" : "parent"] = rows;
+        }
+        ASSERT_EQ(byRole.size(), 2u) << "a profile each, the child's with in_child";
+        EXPECT_EQ(byRole["child"].count("in_parent"), 0u) << "the parent's paths in the child's tree";
+        ASSERT_GT(byRole["parent"].count("in_parent"), 0u);
+        EXPECT_GT(byRole["parent"].at("in_parent").inclusive, 90);
+        EXPECT_GT(byRole["child"].at("in_child").inclusive, 90);
+    }
+
+    // The leaf's samples under each caller in `perf script -F ip,sym` of a --call-graph dwarf
+    // recording: {under caller_a, under caller_b}.
+    std::pair<double, double> perfLeafCallers(const std::string& script)
+    {
+        std::istringstream in(script);
+        std::vector<std::string> frames;
+        double a = 0, b = 0;
+        auto sample = [&]() {
+            if (frames.size() >= 2 && frames[0] == "leaf") {
+                a += frames[1] == "caller_a";
+                b += frames[1] == "caller_b";
+            }
+            frames.clear();
+        };
+        std::string line;
+        while (std::getline(in, line)) {
+            std::istringstream fields(line);
+            std::string ip, sym;
+            if (!(fields >> ip >> sym)) {
+                sample();
+                continue;
+            }
+            if (line.find("(inlined)") == std::string::npos)
+                frames.push_back(sym);
+        }
+        sample();
+        return { a, b };
+    }
+
+    // perf record --call-graph dwarf (8 KB of stack a sample, as ppe -g) of the same program gives
+    // the leaf's callers the same shares, within three errors of the two.
+    TEST_F(CallPathsTest, AgreesWithPerfRecordCallGraphDwarf)
+    {
+        const std::string data = m_dir.file("perf.data");
+        const RunResult recorded = runProgram({ "perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "--call-graph",
+            "dwarf", "-o", data, "--", PPE_CALL_PATHS, "1500" });
+        if (!recorded.exited || recorded.status != 0)
+            GTEST_SKIP() << "perf record --call-graph dwarf cannot run here (Debian: linux-perf): " << recorded.err;
+        const RunResult script = runProgram({ "perf", "script", "-i", data, "-F", "ip,sym" });
+        ASSERT_TRUE(script.exited && script.status == 0) << script.err;
+        const auto [perfA, perfB] = perfLeafCallers(script.out);
+        ASSERT_GT(perfA + perfB, 500) << script.out.substr(0, 2000);
+        const double q = perfA / (perfA + perfB);
+
+        const std::string text = profiled("1500");
+        const std::map<std::string, CallRow> rows = callRows(text);
+        ASSERT_TRUE(rows.count("leaf")) << text;
+        const std::regex total(R"((\d+) samples with a call path)");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(text, m, total)) << text;
+        const double leafSamples = std::stod(m[1]) * rows.at("leaf").inclusive / 100;
+        const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
+        const double error = std::sqrt(p * (1 - p) / leafSamples + q * (1 - q) / (perfA + perfB));
+        EXPECT_NEAR(p, q, 3 * error + 0.01)
+            << "ppe " << p << " of " << leafSamples << ", perf " << q << " of " << perfA + perfB << "\n"
+            << text;
+    }
+
+} // namespace
+} // namespace ppe::testing
