@@ -212,6 +212,39 @@ namespace {
         }
     }
 
+    // Issue 39: each listed function's inclusive and self time, its callers' and callees' shares of
+    // it, and why paths stopped short.
+    void callRows(Scope& s, const std::optional<CallPathsReport>& calls)
+    {
+        if (!calls)
+            return;
+        auto edgeRows = [&s](const char* kind, const std::string& function, const std::vector<CallEdge>& edges) {
+            for (const CallEdge& e : edges) {
+                Row row;
+                row[kKind] = kind;
+                row[kFunction] = function;
+                row[kHits] = number(e.samples);
+                row[kPercent] = number(e.percent);
+                row[kText] = e.name;
+                emit(s, row);
+            }
+        };
+        for (const CallFunctionRow& f : calls->functions) {
+            for (const bool inclusive : { true, false }) {
+                Row row;
+                row[kKind] = inclusive ? "call" : "call-self";
+                row[kFunction] = f.name;
+                row[kHits] = number(inclusive ? f.inclusive : f.self);
+                row[kPercent] = number(inclusive ? f.inclusivePercent : f.selfPercent);
+                row[kError] = number(inclusive ? f.inclusiveError : f.selfError);
+                emit(s, row);
+            }
+            edgeRows("caller", f.name, f.callers);
+            edgeRows("callee", f.name, f.callees);
+        }
+        edgeRows("short-path", "", calls->shortPaths);
+    }
+
 } // namespace
 
 std::string renderCsvReport(const Report& report, const RenderOptions&)
@@ -232,6 +265,7 @@ std::string renderCsvReport(const Report& report, const RenderOptions&)
         for (const ModuleLines& m : a.lines)
             lineRows(object, m);
     }
+    callRows(image, report.calls);
     return out;
 }
 

@@ -391,6 +391,53 @@ namespace {
         w.endObject();
     }
 
+    void callEdges(JsonWriter& w, const char* key, const std::vector<CallEdge>& edges)
+    {
+        w.key(key);
+        w.beginArray();
+        for (const CallEdge& e : edges) {
+            w.beginObject();
+            w.field("name", e.name);
+            w.field("samples", e.samples);
+            w.field("percent", e.percent);
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    // Issue 39: the call paths by function.
+    void callPaths(JsonWriter& w, const std::optional<CallPathsReport>& c)
+    {
+        w.key("calls");
+        if (!c) {
+            w.null();
+            return;
+        }
+        w.beginObject();
+        w.field("samples", c->samples);
+        w.field("cut", c->cut);
+        w.field("nodes", c->nodes);
+        w.key("functions");
+        w.beginArray();
+        for (const CallFunctionRow& f : c->functions) {
+            w.beginObject();
+            w.field("name", f.name);
+            w.field("self", f.self);
+            w.field("inclusive", f.inclusive);
+            w.field("self_percent", f.selfPercent);
+            w.field("self_error", f.selfError);
+            w.field("inclusive_percent", f.inclusivePercent);
+            w.field("inclusive_error", f.inclusiveError);
+            callEdges(w, "callers", f.callers);
+            callEdges(w, "callees", f.callees);
+            w.endObject();
+        }
+        w.endArray();
+        w.field("more_functions", c->moreFunctions);
+        callEdges(w, "short_paths", c->shortPaths);
+        w.endObject();
+    }
+
     void imbalanceModules(JsonWriter& w, const std::vector<ModuleImbalance>& rows)
     {
         w.key("modules");
@@ -486,6 +533,7 @@ std::string renderJsonReport(const Report& report, const RenderOptions& options)
     objectAnalyses(w, report.objectAnalyses);
     threads(w, report);
     blocked(w, report.blocked);
+    callPaths(w, report.calls);
     imbalance(w, report.imbalance);
     jsonDiff(w, report.diff);
     strings(w, "warnings", report.warnings);

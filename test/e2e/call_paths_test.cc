@@ -174,6 +174,45 @@ namespace {
         expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "merged\n" + merged.out);
     }
 
+    // The JSON report against its schema; then the leaf's share under caller_a as it holds it.
+    const char* const kJsonLeafShare = R"(
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("SKIP python3-jsonschema not installed"); sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator(schema).validate(report)
+leaf = [f for f in report["calls"]["functions"] if f["name"] == "leaf"][0]
+print([e["percent"] for e in leaf["callers"] if e["name"] == "caller_a"][0])
+)";
+
+    // JSON (valid by its schema) and CSV hold the call paths the text shows.
+    TEST_F(CallPathsTest, JsonAndCsvHoldTheTextsCallPaths)
+    {
+        const std::string text = profiled("300");
+        const std::map<std::string, CallRow> rows = callRows(text);
+        ASSERT_TRUE(rows.count("leaf") && rows.at("leaf").callers.count("caller_a")) << text;
+        const double share = rows.at("leaf").callers.at("caller_a");
+        const std::string json = m_dir.file("calls.json");
+        ASSERT_EQ(runProgram({ PPEOUT, "-f", "json", m_dir.file("calls.ppe"), json }).status, 0);
+        const RunResult checked
+            = runProgram({ "python3", "-c", kJsonLeafShare, PPE_SOURCE_DIR "/docs/report.schema.json", json });
+        ASSERT_EQ(checked.status, 0) << checked.err;
+        if (checked.out.starts_with("SKIP"))
+            GTEST_SKIP() << checked.out;
+        EXPECT_NEAR(std::stod(checked.out), share, 0.005);
+        const RunResult csv = runProgram({ PPEOUT, "-f", "csv", m_dir.file("calls.ppe") });
+        ASSERT_EQ(csv.status, 0) << csv.err;
+        const std::regex callerRow(R"((^|\n)caller,,,leaf,,,,[\d.]+,([\d.]+),,,,,,caller_a\r)");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(csv.out, m, callerRow)) << csv.out;
+        EXPECT_NEAR(std::stod(m[2]), share, 0.005);
+        EXPECT_NE(csv.out.find("\ncall,,,leaf,"), std::string::npos);
+        EXPECT_NE(csv.out.find("\ncall-self,,,leaf,"), std::string::npos);
+    }
+
     // A forked child's profile has its own call paths, none of its parent's from before the fork
     // (the tree's memory was copied with the rest), and the parent keeps them.
     TEST_F(CallPathsTest, AForkedChildHasItsOwnTree)
