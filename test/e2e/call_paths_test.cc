@@ -3,6 +3,7 @@
 // library), recorded by the collector (`ppe -g`: perf-ring samples with a copy of the stack, unwound
 // with the objects' CFI) and formatted by ppeout: the shares are the truth within their errors, and
 // agree with `perf record --call-graph dwarf` of the same program.
+#include "json_schema_check.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -175,18 +176,10 @@ namespace {
     }
 
     // The JSON report against its schema; then the leaf's share under caller_a as it holds it.
-    const char* const kJsonLeafShare = R"(
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP python3-jsonschema not installed"); sys.exit(0)
-schema = json.load(open(sys.argv[1]))
-report = json.load(open(sys.argv[2]))
-jsonschema.Draft202012Validator(schema).validate(report)
+    const std::string kJsonLeafShare = schemaCheckedScript(R"(
 leaf = [f for f in report["calls"]["functions"] if f["name"] == "leaf"][0]
 print([e["percent"] for e in leaf["callers"] if e["name"] == "caller_a"][0])
-)";
+)");
 
     // JSON (valid by its schema) and CSV hold the call paths the text shows.
     TEST_F(CallPathsTest, JsonAndCsvHoldTheTextsCallPaths)

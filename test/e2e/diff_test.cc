@@ -3,6 +3,7 @@
 // larger code moves the other three), all under the real collector in CPU mode, compared by the
 // real ppeout.
 #include "csv_rows.h"
+#include "json_schema_check.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -227,22 +228,14 @@ namespace {
 
     // The JSON of --diff checked against the schema; prints the program's in-range counts and
     // each table's rows whose time and share changed together: "KIND NAME MOVEMENT".
-    const char* const kJsonFlagged = R"(
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP python3-jsonschema not installed"); sys.exit(0)
-schema = json.load(open(sys.argv[1]))
-report = json.load(open(sys.argv[2]))
-jsonschema.Draft202012Validator(schema).validate(report)
+    const std::string kJsonFlagged = schemaCheckedScript(R"(
 d = report["diff"]
 print("in_range", d["base"]["in_range"], d["new"]["in_range"])
 for t in d["tables"]:
     for r in t["rows"]:
         if r["significant"]:
             print(t["kind"], r["name"], r["movement"])
-)";
+)");
 
     // The text's In range counts, "BASE NEW".
     std::string inRangeOf(const std::string& text)

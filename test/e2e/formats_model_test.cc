@@ -6,6 +6,7 @@
 #include "ppe/formatter/make_report.h"
 
 #include "csv_rows.h"
+#include "json_schema_check.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -272,15 +273,7 @@ namespace {
     }
 
     // Every number of the JSON report, printed exactly (repr) by python after the schema check.
-    const char* const kJsonNumbers = R"(
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP python3-jsonschema not installed"); sys.exit(0)
-schema = json.load(open(sys.argv[1]))
-report = json.load(open(sys.argv[2]))
-jsonschema.Draft202012Validator(schema).validate(report)
+    const std::string kJsonNumbers = schemaCheckedScript(R"(
 r = lambda v: repr(float(v))
 share = lambda s: " ".join(r(s[k]) for k in ("hits", "percent", "error"))
 t = report["totals"]
@@ -312,7 +305,7 @@ for o in report["objects"]:
 for a in report["object_analyses"]:
     print("analysis", a["path"], r(a["hits"]), r(a["percent"]))
     modules(a["name"], a)
-)";
+)");
 
     // Python's repr of a double: the shortest text that reads back, "5.0" for a whole number.
     std::string repr(double v)
