@@ -60,15 +60,6 @@ floor_section() {
   done
 }
 
-# timed2 COMMAND...: "WALL CPU" medians of $runs runs (CPU: user + system of every process).
-timed2() {
-  local TIMEFORMAT='%R %U %S' times=$tmp/times2
-  : >"$times"
-  for _ in $(seq "$runs"); do
-    { time "$@" >/dev/null 2>&1; } 2>>"$times"
-  done
-  echo "$(awk '{ print $1 }' "$times" | median) $(awk '{ print $2 + $3 }' "$times" | median)"
-}
 
 # floor_row NAME COMMAND...: a row of wall and CPU ratios to the bare run; the CPU figure is kept
 # in $floor_cpu for the ppe rows that follow.
