@@ -140,7 +140,7 @@ const std::vector<OptionRow>& optionTable()
         { "call-nodes", 0, "N",
             "calling contexts the call paths' tree holds; paths beyond are cut and counted (PPE_CALL_NODES, 262144)",
             "PPE_CALL_NODES",
-            [](const std::string& o, const std::string& v) { return checkedNumber(o, v, 1024, 1u << 22); } },
+            [](const std::string& o, const std::string& v) { return checkedNumber(o, v, 1024, ppe::kMaxCallNodes); } },
         { "checkpoint", 0, "SECONDS", "write the profile so far every SECONDS (PPE_CHECKPOINT)", "PPE_CHECKPOINT",
             [](const std::string& o, const std::string& v) {
                 return checkedNumber(o, v, 1, ppe::kMaxCheckpointSeconds);

@@ -2,6 +2,7 @@
 
 #include "cfi_cache.h"
 #include "collector_state.h"
+#include "live_profile.h"
 #include "proc_maps.h"
 
 #include <atomic>
@@ -20,7 +21,6 @@ namespace {
     struct CallPaths {
         UnwindState* unwind = nullptr;
         MapsScratch* maps = nullptr;
-        CallTree tree;
         uint64_t refreshedNs = 0;
         std::atomic<bool> changed { false };
         uint64_t pcs[kMaxCallFrames];
@@ -68,18 +68,16 @@ namespace {
 
 } // namespace
 
-bool startCallPaths(uint32_t nodes, const char** why)
+bool startCallPaths(const char** why)
 {
-    if (g_calls.tree.header)
-        return true; // an earlier arming's (ppe_set): the tree goes on
-    void* tree = mapZeroed(callTreeBytes(nodes));
+    if (g_calls.unwind)
+        return true; // an earlier arming's (ppe_set)
     g_calls.unwind = static_cast<UnwindState*>(mapZeroed(sizeof(UnwindState)));
     g_calls.maps = static_cast<MapsScratch*>(mapZeroed(sizeof(MapsScratch)));
-    if (!tree || !g_calls.unwind || !g_calls.maps) {
-        *why = "cannot map memory for call paths";
+    if (!g_calls.unwind || !g_calls.maps) {
+        *why = "cannot map memory for the unwinder";
         return false;
     }
-    g_calls.tree = makeCallTree(tree, nodes);
     g_calls.unwind->code = MemoryReader { readProcess, nullptr };
     refreshObjects();
     return true;
@@ -87,7 +85,8 @@ bool startCallPaths(uint32_t nodes, const char** why)
 
 void takeCallPath(const UserState& user, pid_t)
 {
-    if (!g_calls.tree.header)
+    LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
+    if (!g_calls.unwind || !live || !live->calls.header)
         return;
     if (g_calls.changed.exchange(false, std::memory_order_acquire))
         refreshObjects();
@@ -98,23 +97,9 @@ void takeCallPath(const UserState& user, pid_t)
     }
     if (r.end != UnwindEnd::Outermost)
         g_calls.pcs[r.frames++] = kShortPathBase + uint64_t(r.end); // room kept for it
-    addCallPath(g_calls.tree, g_calls.pcs, r.frames, 1);
+    addCallPath(live->calls, g_calls.pcs, r.frames, 1);
 }
 
 void callPathObjectsChanged() { g_calls.changed.store(true, std::memory_order_release); }
-
-void restartCallPathsInChild()
-{
-    CallTree& tree = g_calls.tree;
-    if (!tree.header)
-        return;
-    const uint32_t nodes = tree.header->capacity;
-    // Zero pages in place of the copy: the parent's nodes never reach the child's memory use.
-    void* memory = mmap(
-        tree.header, callTreeBytes(nodes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    tree = memory == MAP_FAILED ? CallTree {} : makeCallTree(memory, nodes);
-}
-
-CallTree callTree() { return g_calls.tree; }
 
 } // namespace ppe

@@ -6,7 +6,6 @@
 // collector thread, or an ending): raw system calls, no allocation after the start.
 #pragma once
 
-#include "ppe/core/call_tree.h"
 #include "ring_stacks.h"
 
 #include <cstdint>
@@ -14,24 +13,17 @@
 
 namespace ppe {
 
-inline constexpr uint32_t kDefaultCallStackBytes = 8192; // as perf record --call-graph dwarf
-inline constexpr uint32_t kDefaultCallNodes = 1u << 18; // 7 MiB with the buckets
 inline constexpr size_t kMaxCallFrames = 256;
 
-// Maps the tree of `nodes` nodes and the unwinder's state, and reads the objects' tables. Not
-// signal-safe (once, at the start). False with `why` when the memory cannot be had.
-bool startCallPaths(uint32_t nodes, const char** why);
+// Maps the unwinder's state and reads the objects' tables (the tree is the live profile's,
+// live_profile.h). Not signal-safe (once, at the start). False with `why` when the memory cannot
+// be had.
+bool startCallPaths(const char** why);
 
-// RingHooks::path: unwinds one sample and adds its path.
+// RingHooks::path: unwinds one sample and adds its path to the live profile's tree.
 void takeCallPath(const UserState& user, pid_t tid);
 
 // The objects may have changed (a dlopen or dlclose): the next unwind reads /proc/self/maps first.
 void callPathObjectsChanged();
-
-// In a forked child: a tree of its own, empty (the parent's was copied with its memory).
-void restartCallPathsInChild();
-
-// The tree so far; its header's `used` is 0 when call paths are off.
-CallTree callTree();
 
 } // namespace ppe

@@ -161,7 +161,7 @@ Config readConfig(LookupFn lookup, WarnFn warn)
     readNumber(lookup, warn, "PPE_RING_DRAIN_MS", 1, 10'000, "an adapted period", &config.ringDrainMs);
     config.calls = lookup("PPE_CALLS") != nullptr;
     readNumber(lookup, warn, "PPE_CALL_STACK", 512, 65000, "8192", &config.callStack);
-    readNumber(lookup, warn, "PPE_CALL_NODES", 1024, 1u << 22, "262144", &config.callNodes);
+    readNumber(lookup, warn, "PPE_CALL_NODES", 1024, kMaxCallNodes, "262144", &config.callNodes);
     readNumber(lookup, warn, "PPE_CHECKPOINT", 1, kMaxCheckpointSeconds, "no checkpoints", &config.checkpoint);
     if (const char* signal = lookup("PPE_SNAPSHOT_SIGNAL")) {
         config.snapshotSignal = parseSnapshotSignal(signal);

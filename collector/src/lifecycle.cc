@@ -103,7 +103,8 @@ namespace {
         removeLiveFile();
         const int fd = openLiveFile(g_ppe.outputPath, g_ppe.livePath);
         int error = fd < 0 ? errno : 0;
-        LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd);
+        const uint32_t callNodes = g_ppe.config.calls ? uint32_t(g_ppe.config.callNodes) : 0;
+        LiveProfile* live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, fd, callNodes);
         error = error ? error : live ? 0 : errno; // fallocate's ENOSPC, EDQUOT; mmap's ENOMEM
         if (fd >= 0)
             close(fd);
@@ -114,7 +115,7 @@ namespace {
                 "): a SIGKILL would lose the profile" });
         }
         if (!live)
-            live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd);
+            live = createLiveProfile(layout, image.bias, image.loadedStart, image.loadedEnd, -1, callNodes);
         return live;
     }
 
@@ -258,7 +259,6 @@ namespace {
             return;
         g_ppe.control = PTHREAD_MUTEX_INITIALIZER;
         outputPathForChild(g_ppe.basePath, g_ppe.outputPath);
-        restartCallPathsInChild(); // before its rings are read, deferred or not
         if (deferForkedChild())
             return; // perf-ring: the child's own profile waits (forked_child.h, issue 33)
         if (!ownLiveProfileInChild()) {
@@ -393,7 +393,7 @@ namespace {
         const char* why = nullptr;
         if (!c.calls)
             return 0;
-        if (!startCallPaths(uint32_t(c.callNodes), &why)) {
+        if (!startCallPaths(&why)) {
             say({ "PPE_CALLS: ", why, "; no call paths" });
             return 0;
         }

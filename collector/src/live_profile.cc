@@ -58,9 +58,10 @@ namespace {
 } // namespace
 
 LiveProfile* createLiveProfile(
-    const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd, int fd)
+    const BinLayout& layout, uintptr_t bias, uintptr_t imageStart, uintptr_t imageEnd, int fd, uint32_t callNodes)
 {
-    const LiveFileLayout plan = planLiveFile(sizeof(LiveProfile), layout.count, uint64_t(sysconf(_SC_PAGESIZE)));
+    const LiveFileLayout plan
+        = planLiveFile(sizeof(LiveProfile), layout.count, uint64_t(sysconf(_SC_PAGESIZE)), callNodes);
     const size_t size = size_t(plan.fileSize);
     // Blocks reserved now, or none: touching a page of a shared file mapping that the filesystem
     // cannot back (full disk, quota) raises SIGBUS in the program.
@@ -82,14 +83,16 @@ LiveProfile* createLiveProfile(
         reinterpret_cast<PcSlot*>(base + plan.pcsOffset), imageStart, imageEnd);
     live->mappingSize = size;
     live->countersOffset = size_t(plan.binsOffset);
+    if (callNodes)
+        live->calls = makeCallTree(base + plan.callsOffset, callNodes);
     return live;
 }
 
 LiveProfile* cloneEmpty(const LiveProfile& live, int fd)
 {
     const ProfileRecord& from = *live.histogram.record;
-    LiveProfile* copy
-        = createLiveProfile(from.layout, from.loadBias, live.histogram.imageStart, live.histogram.imageEnd, fd);
+    LiveProfile* copy = createLiveProfile(
+        from.layout, from.loadBias, live.histogram.imageStart, live.histogram.imageEnd, fd, live.file.callNodes);
     if (!copy)
         return nullptr;
     ProfileRecord& to = *copy->histogram.record;
@@ -113,6 +116,8 @@ void clearCounters(LiveProfile& live)
     // The counters are private copy-on-write pages: dropping them gives zero pages without copying.
     char* counters = reinterpret_cast<char*>(&live) + live.countersOffset;
     madvise(counters, live.mappingSize - live.countersOffset, MADV_DONTNEED);
+    if (live.calls.header) // its pages were dropped too: an empty tree again
+        live.calls = makeCallTree(live.calls.header, live.file.callNodes);
 }
 
 } // namespace ppe

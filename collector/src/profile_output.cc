@@ -1,7 +1,6 @@
 #include "profile_output.h"
 
 #include "blocked_scan.h"
-#include "call_paths.h"
 #include "live_state.h"
 #include "messages.h"
 #include "output_names.h"
@@ -312,7 +311,7 @@ int writeProfileFile(const LiveProfile& live, OutputScratch* s, const char* path
     enrolLiveThreads(serviceThreadId());
     s->threadCount = snapshotThreads(s->threads, kThreadSlots + 1, uint64_t(record.interval) * 100);
     const ProfileOutput output { &record, bins, nullptr, 0, nullptr, 0, s->threads, s->threadCount, s->blocked, blocked,
-        blockedScanActive() ? &s->scan : nullptr, &s->raw, callTree() };
+        blockedScanActive() ? &s->scan : nullptr, &s->raw, live.calls };
     const int error = writeOrFallBack(output, s, path, written, replacing);
     countOutside(s);
     return error;

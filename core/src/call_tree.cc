@@ -42,13 +42,37 @@ size_t callTreeBytes(uint32_t capacity)
     return sizeof(CallTreeHeader) + sizeof(uint32_t) * bucketsFor(capacity) + sizeof(CallNode) * capacity;
 }
 
+namespace {
+
+    CallTree treeIn(void* memory, uint32_t capacity)
+    {
+        auto* bytes = static_cast<char*>(memory);
+        CallTree tree;
+        tree.header = reinterpret_cast<CallTreeHeader*>(bytes);
+        tree.buckets = reinterpret_cast<uint32_t*>(bytes + sizeof(CallTreeHeader));
+        tree.nodes
+            = reinterpret_cast<CallNode*>(bytes + sizeof(CallTreeHeader) + sizeof(uint32_t) * bucketsFor(capacity));
+        return tree;
+    }
+
+} // namespace
+
+CallTree readCallTree(void* memory, uint32_t capacity)
+{
+    const CallTree tree = treeIn(memory, capacity);
+    const CallTreeHeader& h = *tree.header;
+    if (capacity < 2 || h.capacity != capacity || h.buckets != bucketsFor(capacity) || h.used < 1 || h.used > capacity)
+        return CallTree {};
+    for (uint32_t i = 1; i < h.used; ++i) {
+        if (tree.nodes[i].parent >= i)
+            return CallTree {};
+    }
+    return tree;
+}
+
 CallTree makeCallTree(void* memory, uint32_t capacity)
 {
-    auto* bytes = static_cast<char*>(memory);
-    CallTree tree;
-    tree.header = reinterpret_cast<CallTreeHeader*>(bytes);
-    tree.buckets = reinterpret_cast<uint32_t*>(bytes + sizeof(CallTreeHeader));
-    tree.nodes = reinterpret_cast<CallNode*>(bytes + sizeof(CallTreeHeader) + sizeof(uint32_t) * bucketsFor(capacity));
+    CallTree tree = treeIn(memory, capacity);
     tree.header->capacity = capacity;
     tree.header->buckets = bucketsFor(capacity);
     tree.header->used = 1; // the root

@@ -33,7 +33,7 @@ namespace {
 
 } // namespace
 
-LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageSize)
+LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageSize, uint32_t callNodes)
 {
     LiveFileLayout l;
     l.headSize = headSize;
@@ -42,7 +42,9 @@ LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageS
     l.pcsOffset = l.binsOffset + roundUp(binCount * sizeof(uint32_t), 64);
     l.mapsOffset = roundUp(l.pcsOffset + sizeof(PcSlot) * uint64_t(kPcTableSlots), 64);
     l.threadsOffset = roundUp(l.mapsOffset + 2 * sizeof(LiveMappings), 64);
-    l.fileSize = roundUp(l.threadsOffset + 2 * sizeof(LiveThreads), pageSize);
+    l.callsOffset = roundUp(l.threadsOffset + 2 * sizeof(LiveThreads), pageSize);
+    l.callNodes = callNodes;
+    l.fileSize = roundUp(l.callsOffset + (callNodes ? callTreeBytes(callNodes) : 0), pageSize);
     return l;
 }
 
@@ -62,6 +64,9 @@ void writeLiveHeader(LiveFileHeader& h, const LiveFileLayout& layout)
     h.mapsCurrent = kLiveNone;
     h.usageCurrent = kLiveNone;
     h.threads = kLiveThreadsMark | kLiveNone;
+    h.callsMark = layout.callNodes ? kLiveCallsMark : 0;
+    h.callsOffset = layout.callNodes ? layout.callsOffset : 0;
+    h.callNodes = layout.callNodes;
 }
 
 LiveThreads* liveThreads(char* base, const LiveFileHeader& header, uint32_t copy)
@@ -96,6 +101,9 @@ LiveFileProblem readLiveFile(const char* bytes, uint64_t size, LiveFileView* vie
         view->usage = &reinterpret_cast<const LiveFileHeader*>(bytes)->usage[h.usageCurrent];
     if (const uint32_t threads = h.threads & ~kLiveThreadsMark; threads < 2)
         view->threads = liveThreads(const_cast<char*>(bytes), h, threads);
+    if (h.callsMark == kLiveCallsMark && h.callNodes >= 2 && h.callNodes <= kMaxCallNodes && h.callsOffset % 8 == 0
+        && within(h.callsOffset, callTreeBytes(h.callNodes), h.fileSize))
+        view->calls = readCallTree(const_cast<char*>(bytes) + h.callsOffset, h.callNodes);
     return LiveFileProblem::None;
 }
 

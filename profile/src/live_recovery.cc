@@ -229,9 +229,9 @@ namespace {
         const ThreadRecord* threads = view.threads ? view.threads->threads : nullptr;
         const size_t threadCount = view.threads ? std::min<size_t>(view.threads->count, kLiveThreads) : 0;
         const RawOutside raw { maps, view.pcs, view.header.pcSlots };
-        // The live file does not hold call paths yet (issue 39): a recovered profile is flat.
+        // The call tree as the killed process left it (issue 39), when the file has one.
         const ProfileOutput output { &record, view.bins, nullptr, 0, nullptr, 0, threads, threadCount, nullptr, 0,
-            nullptr, &raw };
+            nullptr, &raw, view.calls };
         const int error = writeProfile(fd, output);
         std::string text(size_t(lseek(fd, 0, SEEK_END)), '\0');
         if (pread(fd, text.data(), text.size(), 0) != ssize_t(text.size()) || error)

@@ -7,17 +7,20 @@
 #include "run_program.h"
 #include "temp_dir.h"
 
+#include "ppe/profile/live_recovery.h"
 #include "ppe/profile/profile_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -173,6 +176,44 @@ namespace {
         const double leafSamples = samples * rows.at("leaf").inclusive / 100;
         const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
         expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "merged\n" + merged.out);
+    }
+
+    // A run killed with SIGKILL keeps its call paths: the tree lives in the live file, and `ppe
+    // --recover` writes it out with the rest.
+    TEST_F(CallPathsTest, ASigkilledRunIsRecoveredWithItsPaths)
+    {
+        const std::string dir = m_dir.file("killed") + "/";
+        std::filesystem::create_directory(dir);
+        const Running running = startProgram({ PPE_LAUNCHER, "-g", "-o", dir + "run.ppe", PPE_CALL_PATHS, "1000000" });
+        std::string live;
+        uint64_t paths = 0;
+        for (int polls = 0; polls < 10000 && paths < 1500; ++polls) {
+            for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+                if (entry.path().extension() == ".live")
+                    live = entry.path().string();
+            }
+            if (!live.empty()) {
+                auto text = recoverLiveFile(live);
+                auto p = text ? parseProfile(*text, live) : Result<Profile>(text.error());
+                paths = p ? p->calls.samples : 0;
+            }
+            usleep(2000); // polling interval only: the condition is the paths' samples
+        }
+        kill(running.pid, SIGKILL);
+        const RunResult killed = waitProgram(running);
+        ASSERT_GE(paths, 1500u) << "the run never had 1500 samples with a path\n" << killed.err;
+        const std::string out = m_dir.file("recovered.ppe");
+        const RunResult recovered = runProgram({ PPE_LAUNCHER, "--recover", live, "-o", out });
+        ASSERT_EQ(recovered.status, 0) << recovered.err;
+        const RunResult report = runProgram({ PPEOUT, out });
+        ASSERT_EQ(report.status, 0) << report.err;
+        const double samples = pathTotals(report.out).first;
+        EXPECT_GE(samples, 1500) << report.out;
+        const std::map<std::string, CallRow> rows = callRows(report.out);
+        ASSERT_TRUE(rows.count("leaf")) << report.out;
+        const double leafSamples = samples * rows.at("leaf").inclusive / 100;
+        const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
+        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "recovered\n" + report.out);
     }
 
     // The JSON report against its schema; then the leaf's share under caller_a as it holds it.

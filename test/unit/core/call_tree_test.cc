@@ -89,6 +89,24 @@ namespace {
         EXPECT_EQ(t.selves(), expected);
     }
 
+    // A tree read back from memory (a killed process's live file): as written, or dropped whole
+    // when its header or its nodes are not a tree's.
+    TEST(CallTree, ATreeReadBackIsTheOneWrittenOrNone)
+    {
+        Tree t(64);
+        t.add({ 0xa00, 0xb00, 0x1000 }, 3);
+        const CallTree back = readCallTree(t.memory.data(), 64);
+        ASSERT_NE(back.header, nullptr);
+        EXPECT_EQ(back.header->used, 4u);
+        EXPECT_EQ(back.nodes[3].self, 3u);
+        EXPECT_EQ(readCallTree(t.memory.data(), 32).header, nullptr) << "another capacity";
+        t.tree.nodes[2].parent = 3; // after its child: a loop a reader would follow for ever
+        EXPECT_EQ(readCallTree(t.memory.data(), 64).header, nullptr);
+        t.tree.nodes[2].parent = 1;
+        t.tree.header->used = 65;
+        EXPECT_EQ(readCallTree(t.memory.data(), 64).header, nullptr) << "more nodes than room";
+    }
+
     // Many random paths against a plain map of them: with room, the same counts; with too little,
     // every sample still counted once, at its path or the longest part of it that fit.
     TEST(CallTree, RandomPathsAgreeWithAMapOfThem)

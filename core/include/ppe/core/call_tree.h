@@ -6,6 +6,8 @@
 // buckets, nodes), so that a live file or a checkpoint can hold it as it is.
 #pragma once
 
+#include "ppe/core/limits.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -43,6 +45,11 @@ size_t callTreeBytes(uint32_t capacity);
 
 // A tree of `capacity` nodes in `memory` (callTreeBytes of it, zeroed), holding only its root.
 CallTree makeCallTree(void* memory, uint32_t capacity);
+
+// The tree of `capacity` nodes already in `memory` (a live file's, read back), or an empty CallTree
+// when its header does not say that capacity or its nodes are not a tree (a parent after its child):
+// a damaged tree is dropped, never followed.
+CallTree readCallTree(void* memory, uint32_t capacity);
 
 // Adds `weight` samples along `pcs`, `count` frames, the sampled PC first and the outermost last.
 // False when the path was cut for room (its samples then count at the deepest node that fit).

@@ -15,4 +15,7 @@ inline constexpr uint64_t kIntervalsPerSecond = 10'000'000; // 100 ns units
 inline constexpr uint64_t kMaxFrequencyHz = kIntervalsPerSecond / kMinInterval; // ppe --frequency
 inline constexpr uint64_t kMaxCheckpointSeconds = 365 * 86400; // PPE_CHECKPOINT: a year
 
+// The most nodes a call tree may have (PPE_CALL_NODES' largest, issue 39; a reader's limit too).
+inline constexpr uint32_t kMaxCallNodes = 1u << 22;
+
 } // namespace ppe

@@ -7,6 +7,7 @@
 // offsets for the writer; readLiveFile() checks them for the reader: both sides use this one description.
 #pragma once
 
+#include "ppe/core/call_tree.h"
 #include "ppe/core/pc_table.h"
 #include "ppe/core/ppe_writer.h"
 #include "ppe/core/profile_record.h"
@@ -22,6 +23,7 @@ inline constexpr uint32_t kLiveMapPaths = 64 * 1024;
 inline constexpr uint32_t kLiveNone = 2; // LiveFileHeader::mapsCurrent/usageCurrent before the first copy
 inline constexpr uint32_t kLiveThreads = 512; // threads per LiveThreads copy
 inline constexpr uint32_t kLiveThreadsMark = 0x100; // in LiveFileHeader::threads: the file has LiveThreads
+inline constexpr uint32_t kLiveCallsMark = 0x4c4c4143; // "CALL", LiveFileHeader::callsMark: the file has a call tree
 
 // One executable mapping of the process, as the collector thread last read /proc/self/maps.
 struct LiveMapping {
@@ -91,6 +93,13 @@ struct LiveFileHeader {
     // completed (0 or 1; kLiveNone: none yet). 0 in older files, which have no thread copies. The
     // two copies follow the mappings' (liveThreads).
     uint32_t threads;
+    // Appended (issue 39): kLiveCallsMark when the file holds the calling-context tree of PPE_CALLS
+    // (core call_tree.h) of callNodes nodes at callsOffset; in older files these bytes are the
+    // collector's pointers, never the mark.
+    uint32_t callsMark;
+    uint64_t callsOffset;
+    uint32_t callNodes;
+    uint32_t reserved;
 };
 
 // Where each part of a live file goes.
@@ -101,12 +110,14 @@ struct LiveFileLayout {
     uint64_t pcsOffset;
     uint64_t mapsOffset; // two LiveMappings
     uint64_t threadsOffset; // two LiveThreads
+    uint64_t callsOffset; // the call tree (page aligned), when callNodes is not 0
+    uint32_t callNodes;
     uint64_t fileSize; // a whole number of pages
 };
 
-// The layout for a head structure of `headSize` bytes and `binCount` bins, on pages of `pageSize`
-// bytes. Signal-safe.
-LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageSize);
+// The layout for a head structure of `headSize` bytes and `binCount` bins, with a call tree of
+// `callNodes` nodes (0: none), on pages of `pageSize` bytes. Signal-safe.
+LiveFileLayout planLiveFile(uint64_t headSize, uint64_t binCount, uint64_t pageSize, uint32_t callNodes = 0);
 
 // Fills the header at the start of a mapping laid out as `layout`. Signal-safe.
 void writeLiveHeader(LiveFileHeader& header, const LiveFileLayout& layout);
@@ -129,6 +140,7 @@ struct LiveFileView {
     const LiveMappings* mappings = nullptr; // the last complete copy, nullptr if none
     const LiveUsage* usage = nullptr; // the last complete copy, nullptr if none
     const LiveThreads* threads = nullptr; // the last complete copy, nullptr if none (or an older file)
+    CallTree calls; // the call tree as the file holds it; empty without one, or when it is damaged
 };
 
 // The two LiveMappings copies of a live file mapped at `base` laid out as `header` says. Signal-safe.

@@ -29,7 +29,7 @@ inline constexpr size_t kMaxProfileBlocked = 16384;
 inline constexpr size_t kMaxProfileObjects = 4096;
 inline constexpr size_t kMaxProfileObjectHits = 1 << 20;
 inline constexpr size_t kMaxProfileCodeSections = 256;
-inline constexpr size_t kMaxProfileCallNodes = size_t(1) << 22; // PPE_CALL_NODES' largest
+inline constexpr size_t kMaxProfileCallNodes = kMaxCallNodes; // PPE_CALL_NODES' largest
 inline constexpr size_t kMaxProfileLines = kMaxProfileBins + kMaxProfileCallNodes + (size_t(1) << 22);
 
 // Parses the text of a .ppe file; `fileName` is used in error messages only.
