@@ -261,6 +261,12 @@ std::vector<debuginfo::AddressRange> blockedCode(const Profile& profile)
         addPlace(ranges, place.site);
         addPlace(ranges, place.caller);
     }
+    // The call paths' frames (issue 39): a return address names the call before it, a sampled PC
+    // its own instruction; units of callers with no sample of their own are read for their names.
+    for (const CallPathNode& node : profile.calls.nodes) {
+        if (node.place.kind == CodeLocation::Kind::Image && node.place.address > 0)
+            ranges.push_back({ node.place.address - 1, node.place.address + 1 });
+    }
     return merged(std::move(ranges));
 }
 

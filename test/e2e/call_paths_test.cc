@@ -148,6 +148,26 @@ namespace {
         return { std::stod(m[1]), std::stod(m[2]) };
     }
 
+    // gfortran -O2 (no frame pointer), one procedure per file: the leaf's callers 70:30, named by
+    // the units ppeout reads for them (the callers took no sample of their own).
+    TEST_F(CallPathsTest, FortranCallersWithoutAFramePointer)
+    {
+        const std::string out = m_dir.file("f.ppe");
+        const RunResult run = runProgram({ PPE_LAUNCHER, "-g", "-o", out, PPE_CALL_PATHS_F, "3000" });
+        ASSERT_TRUE(run.exited && run.status == 0) << run.err;
+        const RunResult report = runProgram({ PPEOUT, out });
+        ASSERT_EQ(report.status, 0) << report.err;
+        const std::map<std::string, CallRow> rows = callRows(report.out);
+        ASSERT_TRUE(rows.count("leaf_") && rows.count("caller_a_") && rows.count("caller_b_")) << report.out;
+        const double samples = pathTotals(report.out).first;
+        ASSERT_GT(samples, 1000) << report.out;
+        const double leafSamples = samples * rows.at("leaf_").inclusive / 100;
+        const double p
+            = rows.at("leaf_").callers.count("caller_a_") ? rows.at("leaf_").callers.at("caller_a_") / 100 : 0;
+        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "Fortran\n" + report.out);
+        EXPECT_GT(rows.at("caller_a_").callers.count("call_paths_f"), 0u) << "the main program\n" << report.out;
+    }
+
     // Two runs' profiles formatted together (ppeout on their directory): one tree, the samples of
     // both, the contexts of either, and the same shares.
     TEST_F(CallPathsTest, TwoRunsMergeIntoOneTree)

@@ -77,8 +77,8 @@ struct ImageRequest {
     bool lines = true;
 };
 
-// The link-time code the profile's image took samples in (its bins) or blocked threads waited in
-// (blockedCode); sorted, merged.
+// The link-time code the profile's image took samples in (its bins), or blocked threads waited in
+// and the call paths passed through (blockedCode: the places named); sorted, merged.
 std::vector<debuginfo::AddressRange> sampledCode(const Profile& profile);
 std::vector<debuginfo::AddressRange> blockedCode(const Profile& profile);
 
