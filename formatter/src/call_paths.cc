@@ -160,7 +160,38 @@ std::string shortPathName(uint64_t marker)
     }
 }
 
-void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top)
+namespace {
+
+    bool matches(const std::string& function, const std::string& name)
+    {
+        return function == name || function == name + "_" || function.starts_with(name + " (");
+    }
+
+    // The rows --callers and --callees ask for, in the order asked, each once.
+    void focusRows(CallPathsReport& out, const std::vector<uint32_t>& order, const Folded& f, const PathTotals& t,
+        double n, const CallFocus& focus, std::vector<std::string>& warnings)
+    {
+        for (const bool callers : { true, false }) {
+            for (const std::string& name : callers ? focus.callers : focus.callees) {
+                auto found
+                    = std::find_if(order.begin(), order.end(), [&](uint32_t fn) { return matches(f.names[fn], name); });
+                if (found == order.end()) {
+                    warnings.push_back((callers ? "--callers " : "--callees ") + name
+                        + ": no function of that name in the call paths");
+                    continue;
+                }
+                CallFunctionRow row = rowOf(*found, f, t, n);
+                row.showCallers = callers;
+                row.showCallees = !callers;
+                row.allEdges = true;
+                out.functions.push_back(std::move(row));
+            }
+        }
+    }
+
+} // namespace
+
+void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top, const CallFocus& focus)
 {
     const CallPaths& calls = report.profile.calls;
     if (calls.nodes.size() < 2)
@@ -179,9 +210,13 @@ void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top)
     }
     std::stable_sort(
         order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return t.inclusive[a] > t.inclusive[b]; });
-    for (size_t i = 0; i < order.size() && i < top; ++i)
-        out.functions.push_back(rowOf(order[i], f, t, n));
-    out.moreFunctions = order.size() > top ? order.size() - top : 0;
+    if (!focus.empty()) {
+        focusRows(out, order, f, t, n, focus, report.warnings);
+    } else {
+        for (size_t i = 0; i < order.size() && i < top; ++i)
+            out.functions.push_back(rowOf(order[i], f, t, n));
+        out.moreFunctions = order.size() > top ? order.size() - top : 0;
+    }
     std::stable_sort(out.shortPaths.begin(), out.shortPaths.end(),
         [](const CallEdge& a, const CallEdge& b) { return a.samples > b.samples; });
     report.calls = std::move(out);

@@ -450,7 +450,7 @@ namespace {
         const debuginfo::DebugInfo* image = s.image ? &*s.image : nullptr;
         addBlockedTime(report, makePlaceNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs));
         addCallPaths(report, makeFunctionNamer(report.profile, s.modules, s.lines.tables, image, request.debugDirs),
-            request.callFunctions);
+            request.callFunctions, request.callFocus);
         if (report.profile.mergedProfiles > 1 && request.object.empty()) {
             if (auto files = profileFiles(request.profiles)) {
                 const std::vector<std::string>& skipped = report.profile.skippedProfiles;

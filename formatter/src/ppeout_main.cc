@@ -158,6 +158,12 @@ po::options_description describe(Options& o)
         "list shared objects with at least this % of all samples");
     add("top-functions", po::value(&r.topFunctions)->default_value(r.topFunctions),
         "functions (and addresses no function owns) listed per shared object");
+    add("call-functions", po::value(&r.callFunctions)->default_value(r.callFunctions),
+        "functions listed with their callers and callees in the call paths (ppe -g)");
+    add("callers", po::value(&r.callFocus.callers)->composing(),
+        "the call paths of this function alone, with every caller its time came through; repeatable");
+    add("callees", po::value(&r.callFocus.callees)->composing(),
+        "the call paths of this function alone, with every callee its time went to; repeatable");
     add("object", po::value(&r.object),
         "format the samples of this shared object (named as for --object-lines) as if it had been the monitored "
         "image: its map, listings and DWARF apply");

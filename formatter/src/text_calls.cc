@@ -10,13 +10,14 @@ namespace {
 
     constexpr size_t kEdgesShown = 5;
 
-    void edgeLines(std::string& out, const std::vector<CallEdge>& edges, const char* mark)
+    void edgeLines(std::string& out, const std::vector<CallEdge>& edges, const char* mark, bool all)
     {
-        for (size_t i = 0; i < edges.size() && i < kEdgesShown; ++i)
+        const size_t shown = all ? edges.size() : kEdgesShown;
+        for (size_t i = 0; i < edges.size() && i < shown; ++i)
             out += fmt::format(
                 "{:>42}  {} {:>6.2f}  {}\n", "", mark, edges[i].percent, fitName(edges[i].name, kMaxNameWidth));
-        if (edges.size() > kEdgesShown)
-            out += fmt::format("{:>42}  {} and {} more\n", "", mark, edges.size() - kEdgesShown);
+        if (edges.size() > shown)
+            out += fmt::format("{:>42}  {} and {} more\n", "", mark, edges.size() - shown);
     }
 
     std::string shortPathsLine(const CallPathsReport& c)
@@ -48,8 +49,10 @@ void callPathsText(std::string& out, const Report& report)
     for (const CallFunctionRow& f : c.functions) {
         out += fmt::format("{:>4}  {:>7.2f} +- {:>5.2f}  {:>7.2f} +- {:>5.2f}   {}\n", ++rank, f.inclusivePercent,
             f.inclusiveError, f.selfPercent, f.selfError, fitName(f.name, kMaxNameWidth));
-        edgeLines(out, f.callers, "<");
-        edgeLines(out, f.callees, ">");
+        if (f.showCallers)
+            edgeLines(out, f.callers, "<", f.allEdges);
+        if (f.showCallees)
+            edgeLines(out, f.callees, ">", f.allEdges);
     }
     if (c.moreFunctions)
         out += fmt::format("      and {} more functions\n", c.moreFunctions);

@@ -236,6 +236,24 @@ namespace {
         expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "recovered\n" + report.out);
     }
 
+    // ppeout --callers FUNC / --callees FUNC: those functions alone, the one side each asks for; a
+    // name that matches none is a warning.
+    TEST_F(CallPathsTest, CallersAndCalleesOfOneFunction)
+    {
+        profiled("300");
+        const RunResult r = runProgram(
+            { PPEOUT, "--callers", "leaf", "--callees", "recurse", "--callers", "nosuch", m_dir.file("calls.ppe") });
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::map<std::string, CallRow> rows = callRows(r.out);
+        ASSERT_EQ(rows.size(), 2u) << r.out;
+        EXPECT_EQ(rows.at("leaf").callers.size(), 2u) << r.out;
+        EXPECT_TRUE(rows.at("leaf").callees.empty()) << r.out;
+        EXPECT_TRUE(rows.at("recurse").callers.empty()) << r.out;
+        EXPECT_GT(rows.at("recurse").callees.count("bottom"), 0u) << r.out;
+        EXPECT_NE(r.err.find("--callers nosuch: no function of that name in the call paths"), std::string::npos)
+            << r.err;
+    }
+
     // The JSON report against its schema; then the leaf's share under caller_a as it holds it.
     const std::string kJsonLeafShare = schemaCheckedScript(R"(
 leaf = [f for f in report["calls"]["functions"] if f["name"] == "leaf"][0]

@@ -2,6 +2,8 @@
 // model (report.h) that every renderer draws.
 #pragma once
 
+#include "ppe/formatter/call_paths.h"
+
 #include "ppe/formatter/debug_sources.h"
 #include "ppe/formatter/messages.h"
 #include "ppe/formatter/report.h"
@@ -29,6 +31,7 @@ struct ReportRequest {
     double objectThreshold = 1.0; // % of all samples a shared object needs to be listed
     size_t topFunctions = 5; // functions (and addresses without one) listed per shared object
     size_t callFunctions = 20; // functions with their callers and callees in the call paths' section
+    CallFocus callFocus; // --callers FUNC, --callees FUNC: those functions alone, every caller or callee
     // Shared objects (path, file name or name without version, objectNameMatches) to give units or
     // functions and program text from their DWARF whatever their share; those with at least
     // lineThreshold % of all samples get them anyway.

@@ -301,6 +301,8 @@ struct CallFunctionRow {
     double inclusivePercent = 0, inclusiveError = 0;
     std::vector<CallEdge> callers; // whose calls its inclusive samples came through, decreasing
     std::vector<CallEdge> callees; // where its inclusive samples went besides itself, decreasing
+    // What the text shows of them: the first few of both, or (--callers, --callees) all of one.
+    bool showCallers = true, showCallees = true, allEdges = false;
 };
 
 struct CallPathsReport {
