@@ -23,6 +23,7 @@ namespace {
         MapsScratch* maps = nullptr;
         uint64_t refreshedNs = 0;
         std::atomic<bool> changed { false };
+        std::atomic<bool> busy { false }; // an unwind under way
         uint64_t pcs[kMaxCallFrames];
     };
 
@@ -70,34 +71,57 @@ namespace {
 
 bool startCallPaths(const char** why)
 {
-    if (g_calls.unwind)
+    if (g_calls.unwind && g_calls.maps)
         return true; // an earlier arming's (ppe_set)
-    g_calls.unwind = static_cast<UnwindState*>(mapZeroed(sizeof(UnwindState)));
-    g_calls.maps = static_cast<MapsScratch*>(mapZeroed(sizeof(MapsScratch)));
-    if (!g_calls.unwind || !g_calls.maps) {
+    auto* unwind = static_cast<UnwindState*>(mapZeroed(sizeof(UnwindState)));
+    auto* maps = static_cast<MapsScratch*>(mapZeroed(sizeof(MapsScratch)));
+    if (!unwind || !maps) {
+        if (unwind)
+            munmap(unwind, sizeof(UnwindState));
+        if (maps)
+            munmap(maps, sizeof(MapsScratch));
         *why = "cannot map memory for the unwinder";
         return false;
     }
-    g_calls.unwind->code = MemoryReader { readProcess, nullptr };
+    unwind->code = MemoryReader { readProcess, nullptr };
+    g_calls.maps = maps;
+    g_calls.unwind = unwind;
     refreshObjects();
     return true;
 }
+
+namespace {
+
+    void takeOwnedPath(const UserState& user, LiveProfile& live)
+    {
+        if (g_calls.changed.exchange(false, std::memory_order_acquire)) { // dlclose
+            forgetUnwindRows(*g_calls.unwind);
+            refreshObjects();
+        }
+        UnwindResult r = unwind(user);
+        if (r.end == UnwindEnd::NoObject && nowNs(CLOCK_MONOTONIC) - g_calls.refreshedNs > kRefreshNs) {
+            refreshObjects(); // a library loaded since
+            r = unwind(user);
+        }
+        if (r.end != UnwindEnd::Outermost)
+            g_calls.pcs[r.frames++] = kShortPathBase + uint64_t(r.end); // room kept for it
+        addCallPath(live.calls, g_calls.pcs, r.frames, 1);
+    }
+
+} // namespace
 
 void takeCallPath(const UserState& user, pid_t)
 {
     LiveProfile* live = g_ppe.live.load(std::memory_order_acquire);
     if (!g_calls.unwind || !live || !live->calls.header)
         return;
-    if (g_calls.changed.exchange(false, std::memory_order_acquire))
-        refreshObjects();
-    UnwindResult r = unwind(user);
-    if (r.end == UnwindEnd::NoObject && nowNs(CLOCK_MONOTONIC) - g_calls.refreshedNs > kRefreshNs) {
-        refreshObjects(); // a library loaded since
-        r = unwind(user);
-    }
-    if (r.end != UnwindEnd::Outermost)
-        g_calls.pcs[r.frames++] = kShortPathBase + uint64_t(r.end); // room kept for it
-    addCallPath(live->calls, g_calls.pcs, r.frames, 1);
+    // One unwind at a time: a drain that gave up waiting for another (ring_drain.cc holdDrain) must
+    // not share the unwinder's state or the tree with it. Its sample keeps no path (the flat
+    // profile has it; "samples with a call path" says how many do).
+    if (g_calls.busy.exchange(true, std::memory_order_acquire))
+        return;
+    takeOwnedPath(user, *live);
+    g_calls.busy.store(false, std::memory_order_release);
 }
 
 void callPathObjectsChanged() { g_calls.changed.store(true, std::memory_order_release); }

@@ -72,6 +72,8 @@ namespace {
 
 void refreshUnwindObjects(UnwindState& state, const MapsTable& maps)
 {
+    const size_t before = state.objectCount;
+    bool changed = false;
     state.objectCount = 0;
     state.objectsTruncated = maps.truncated;
     for (size_t i = 0; i < maps.mappingCount; ++i) {
@@ -82,10 +84,21 @@ void refreshUnwindObjects(UnwindState& state, const MapsTable& maps)
             state.objectsTruncated = true;
             break;
         }
+        UnwindObject& o = state.objects[state.objectCount++];
+        const UnwindObject was = o;
         const uint64_t base = objectBase(maps, i);
-        state.objects[state.objectCount++]
-            = UnwindObject { m.start, m.end, base ? ehFrameHdrOfObject(state.code, base) : 0 };
+        o = UnwindObject { m.start, m.end, base ? ehFrameHdrOfObject(state.code, base) : 0 };
+        changed = changed || o.start != was.start || o.end != was.end || o.ehFrameHdr != was.ehFrameHdr;
     }
+    // The rows kept stay while every object is where it was (a look for code that is in none, JIT
+    // code, must not cost the unwinder its rows).
+    if (!changed && state.objectCount == before)
+        return;
+    forgetUnwindRows(state);
+}
+
+void forgetUnwindRows(UnwindState& state)
+{
     for (CachedRule& r : state.rules)
         r.key = 0;
 }

@@ -38,9 +38,13 @@ struct UnwindState {
 };
 
 // The objects of `maps` (its executable mappings, in address order), each with its .eh_frame_hdr
-// found through its ELF header, which `code` reads; the kept rows are dropped (an object may have
-// gone, another come at its address).
+// found through its ELF header, which `code` reads; the kept rows are dropped when an object is
+// not where it was.
 void refreshUnwindObjects(UnwindState& state, const MapsTable& maps);
+
+// Drops the rows kept: an object was unloaded, and another may come at its address with the same
+// layout.
+void forgetUnwindRows(UnwindState& state);
 
 // The .eh_frame_hdr for `pc`, 0 when no object holds it or its object has none.
 uint64_t ehFrameHdrFor(const UnwindState& state, uint64_t pc);

@@ -248,7 +248,7 @@ namespace {
         if (!c.ok() || version != 1)
             return 0;
         *why = UnwindEnd::Unsupported;
-        if (!entry || (tableEncoding & 0x70) != 0x30 || count == kOmit)
+        if (!entry || (tableEncoding & 0x70) != 0x30 || countEncoding == kOmit)
             return 0; // no table to search (a linker writes one of 4-byte datarel entries)
         const uint64_t table = c.address();
         uint64_t low = 0, high = count, fde = 0;

@@ -163,6 +163,8 @@ bool stepFrame(const FrameRule& rule, const MemoryReader& stack, FrameRegisters*
         *why = UnwindEnd::Outermost;
         return false;
     }
+    if (rule.returnAddress.kind == RegisterRule::Kind::Same && !regs->lrValid)
+        return false; // Unsupported: only the sampled frame's return address can still be in a register
     uint64_t ra = 0, fp = 0;
     const uint64_t leafRa = regs->lrValid ? regs->lr : 0;
     *why = UnwindEnd::Unreadable;
@@ -174,6 +176,9 @@ bool stepFrame(const FrameRule& rule, const MemoryReader& stack, FrameRegisters*
     *why = UnwindEnd::NoProgress;
     if (cfa < regs->sp || (cfa == regs->sp && !regs->lrValid))
         return false;
+#if defined(__aarch64__)
+    ra &= (uint64_t(1) << 48) - 1; // a pointer-authentication code or tag above the address
+#endif
     if (!ra) {
         *why = UnwindEnd::Outermost;
         return false;

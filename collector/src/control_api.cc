@@ -11,6 +11,8 @@
 
 #pragma GCC visibility push(default)
 #include "ppe.h"
+
+#include <cerrno>
 #pragma GCC visibility pop
 #include "ppe/core/output_file.h"
 
@@ -135,8 +137,10 @@ int closeSharedObject(void* handle, int (*realDlclose)(void*))
     if (!live || !active() || live->histogram.record->pid != uint64_t(getpid()))
         return realDlclose(handle);
     const int result = closeAndRetire(handle, realDlclose, live->histogram.pcs);
+    const int after = errno; // dlclose's (closeAndRetire keeps the program's errno)
     liveMappingsChanged();
     callPathObjectsChanged(); // another object may come where this one was: its kept rows go
+    errno = after;
     return result;
 }
 

@@ -6,6 +6,7 @@
 #include "ring_sampler.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
@@ -112,9 +113,12 @@ namespace {
 
 int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
 {
+    const int saved = errno; // the program sees dlclose's errno, not the collector's system calls
     link_map* lm = nullptr;
-    if (!pcs || !handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld)
+    if (!pcs || !handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld) {
+        errno = saved;
         return realDlclose(handle);
+    }
     pthread_mutex_lock(&g_lock);
     Scratch* s = scratch();
     MapsTable maps {};
@@ -134,7 +138,9 @@ int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
         }
     }
     drainRingsNow(); // samples of the object still in perf-ring's buffers, while it is mapped
+    errno = saved;
     const int result = realDlclose(handle);
+    const int after = errno;
     // Only what dlclose really unmapped: another handle may keep the object loaded.
     if (result == 0 && closing && readMapsInto(s->maps, &maps)) {
         int object = -2;
@@ -147,6 +153,7 @@ int closeAndRetire(void* handle, int (*realDlclose)(void*), PcSlot* pcs)
         }
     }
     pthread_mutex_unlock(&g_lock);
+    errno = after;
     return result;
 }
 

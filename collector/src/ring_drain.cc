@@ -51,7 +51,7 @@ namespace {
         const State& s = g_rings;
         s.hooks.sample(uintptr_t(r.ip), pid_t(r.tid), 1);
         UserState user;
-        if (s.stack && s.hooks.path
+        if (s.stack && s.stackBytes && s.hooks.path
             && readUserState(data, mask, at, sizeof(SampleRecord), h.size, s.stack, s.stackBytes, &user))
             s.hooks.path(user, pid_t(r.tid));
     }

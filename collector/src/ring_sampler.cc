@@ -198,6 +198,15 @@ namespace {
             const int error = openEachPlaced(mayHand);
             if (!error)
                 return true;
+            // A ring must hold a few records: with call paths' stack copies (8 KiB each) a small one
+            // would lose every sample. Then the copies go, and the call paths with them (said once).
+            if (error == ENOMEM && s.stackBytes && s.dataBytes / 2 < 16 * recordBytes()) {
+                say({ "PPE_CALLS: the locked-memory limit leaves no room for the stack copies; no call paths" });
+                s.stackBytes = 0;
+                s.dataPages = pagesFor(s.intervalNs, s.pageBytes);
+                s.dataBytes = s.dataPages * s.pageBytes;
+                continue;
+            }
             if (error != ENOMEM || s.dataPages == 1) {
                 *why = error == ENOMEM ? "cannot map the perf ring buffers (locked memory limit?)" : refusal(error);
                 return false;
@@ -230,8 +239,10 @@ namespace {
         if (cpuNs < kChildDeferNs && nowNs - s.bornNs < kChildLongestNs)
             return;
         s.pendingChild = false;
+        holdDrain(); // the copy it drops may be under a drain of a program thread's (dlclose)
         if (s.adopt)
             s.adopt();
+        s.draining.store(false, std::memory_order_release);
         dropHeldSamples(s.pid);
     }
 

@@ -1,5 +1,7 @@
 #include "ppe/core/call_tree.h"
 
+#include <atomic>
+
 namespace ppe {
 
 namespace {
@@ -27,10 +29,13 @@ namespace {
                 return i;
         }
         CallTreeHeader& h = *tree.header;
-        if (h.used >= h.capacity)
+        const uint32_t made = h.used;
+        if (made >= h.capacity)
             return 0;
-        const uint32_t made = h.used++;
+        // The node first, then the count that makes it visible: a checkpoint written meanwhile
+        // (another thread reads `used` once) never sees a node not yet filled in.
         tree.nodes[made] = CallNode { pc, 0, parent, head };
+        std::atomic_ref<uint32_t>(h.used).store(made + 1, std::memory_order_release);
         head = made;
         return made;
     }

@@ -1,5 +1,7 @@
 #include "ppe/core/ppe_writer.h"
 
+#include <algorithm>
+
 #include "ppe/core/civil_time.h"
 #include "ppe/core/line_writer.h"
 #include "ppe/core/live_file.h"
@@ -272,12 +274,21 @@ static void writeBlocked(LineWriter& w, const ProfileOutput& out)
 // The calling-context tree as it stands (the drain may still add to it: `used` is read once).
 static void writeCallTree(LineWriter& w, const CallTree& tree)
 {
-    const uint32_t used = load(tree.header->used);
-    w.str("call-paths ").dec(load(tree.header->samples)).ch(' ').dec(load(tree.header->cut)).ch(' ');
+    const uint32_t used = std::atomic_ref<const uint32_t>(tree.header->used).load(std::memory_order_acquire);
+    // A drain may add samples while this writes (a checkpoint beside a dlclose's drain): the total
+    // written is at least the nodes' own, read first, so the file always adds up.
+    uint64_t self = 0;
+    for (uint32_t i = 0; i < used; ++i)
+        self += load(tree.nodes[i].self);
+    const uint64_t samples = std::max(load(tree.header->samples), self);
+    w.str("call-paths ").dec(samples).ch(' ').dec(std::min(load(tree.header->cut), samples)).ch(' ');
     w.dec(used - 1).endl();
+    uint64_t left = samples - std::min(samples, load(tree.nodes[0].self)); // never more than the total said
     for (uint32_t i = 1; i < used; ++i) {
         const CallNode& n = tree.nodes[i];
-        w.str("call-node ").dec(i).ch(' ').dec(n.parent).ch(' ').hex(n.pc).ch(' ').dec(load(n.self)).endl();
+        const uint64_t written = std::min(load(n.self), left);
+        left -= written;
+        w.str("call-node ").dec(i).ch(' ').dec(n.parent).ch(' ').hex(n.pc).ch(' ').dec(written).endl();
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace ppe::formatter {
@@ -26,11 +27,18 @@ namespace {
         for (size_t i = 1; i < n; ++i)
             f.leaf[calls.nodes[i].parent] = false;
         std::unordered_map<std::string, uint32_t> ids;
+        // Many nodes share a place (one return address under many paths): each is named once.
+        std::map<std::tuple<int, size_t, uint64_t, uint64_t>, uint32_t> named;
         for (size_t i = 1; i < n; ++i) {
             const CallPathNode& node = calls.nodes[i];
             CodeLocation place = node.place;
             if (f.leaf[i]) // a sampled PC, not a return address: the namer names the instruction before
                 place.address += 1;
+            const auto key = std::tuple(int(place.kind), place.object, place.address, node.marker);
+            if (auto known = named.find(key); known != named.end()) {
+                f.function[i] = known->second;
+                continue;
+            }
             std::string name = node.marker ? shortPathName(node.marker) : functionOf(place);
             if (name.empty())
                 name = "[unknown]";
@@ -38,6 +46,7 @@ namespace {
             if (added)
                 f.names.push_back(std::move(name));
             f.function[i] = at->second;
+            named.emplace(key, at->second);
         }
         for (size_t i = n; i-- > 0;) {
             f.subtree[i] += double(calls.nodes[i].self);

@@ -81,11 +81,11 @@ std::string finishCallPaths(const CallRecords& r, CallPaths& calls)
         return "call-paths promises " + std::to_string(r.declared) + " nodes; " + std::to_string(calls.nodes.size() - 1)
             + " call-node lines follow";
     uint64_t self = 0;
-    for (size_t i = 1; i < calls.nodes.size(); ++i)
+    for (size_t i = 1; i < calls.nodes.size(); ++i) {
+        if (calls.nodes[i].self > calls.samples - self) // checked before adding: no sum wraps
+            return "call-node samples add up to more than call-paths' " + std::to_string(calls.samples);
         self += calls.nodes[i].self;
-    if (self > calls.samples)
-        return "call-node samples add up to " + std::to_string(self) + ", more than call-paths' "
-            + std::to_string(calls.samples);
+    }
     calls.nodes.front().self = calls.samples - self;
     return "";
 }

@@ -3,6 +3,7 @@
 #include "golden_profile.h"
 #include "memfd.h"
 
+#include "ppe/core/call_tree.h"
 #include "ppe/core/ppe_writer.h"
 #include "ppe/profile/profile_reader.h"
 
@@ -10,6 +11,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace ppe {
 
@@ -143,6 +145,36 @@ namespace {
         EXPECT_EQ(parsed->ringThrottled, 7u);
         EXPECT_TRUE(parsed->ringThrottledKnown);
         EXPECT_EQ(parsed->mechanism, "perf-ring");
+    }
+
+    // Issue 39: a call tree goes out as version 3's records and reads back node for node; a tree
+    // whose nodes gained samples after its total was read (a drain beside a checkpoint) is written
+    // with a total that holds them, so the file always reads.
+    TEST(PpeWriter, CallTreesAreWrittenAndReadBack)
+    {
+        const auto golden = makeGoldenProfile();
+        std::vector<uint64_t> memory((callTreeBytes(16) + 7) / 8, 0);
+        const CallTree tree = makeCallTree(memory.data(), 16);
+        const uint64_t leafFirst[] = { 0x401200, 0x401100 };
+        addCallPath(tree, leafFirst, 2, 5);
+        ProfileOutput output = golden->output();
+        const RawOutside raw;
+        output.raw = &raw;
+        output.calls = tree;
+        std::string text = writtenText(output);
+        EXPECT_EQ(text.rfind("ppe-profile 3\n", 0), 0u) << text.substr(0, 40);
+        EXPECT_NE(
+            text.find("\ncall-paths 5 0 2\ncall-node 1 0 0x401100 0\ncall-node 2 1 0x401200 5\n"), std::string::npos)
+            << text;
+        Result<Profile> parsed = parseProfile(text, "calls.ppe");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+        ASSERT_EQ(parsed->calls.nodes.size(), 3u);
+        EXPECT_EQ(parsed->calls.nodes[2].self, 5u);
+        tree.header->samples = 3; // as read before two of the leaf's samples were added
+        text = writtenText(output);
+        parsed = parseProfile(text, "raced.ppe");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+        EXPECT_EQ(parsed->calls.samples, 5u);
     }
 
     TEST(PpeWriter, BadDescriptorReturnsTheErrno)
