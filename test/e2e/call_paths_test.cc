@@ -148,6 +148,17 @@ namespace {
         return { std::stod(m[1]), std::stod(m[2]) };
     }
 
+    // The report's leaf `leaf` came through `caller` 70 % of the time, within three errors of its
+    // own samples.
+    void expectSeventyPercentThrough(const std::string& text, const std::string& leaf, const std::string& caller)
+    {
+        const std::map<std::string, CallRow> rows = callRows(text);
+        ASSERT_TRUE(rows.count(leaf)) << text;
+        const double leafSamples = pathTotals(text).first * rows.at(leaf).inclusive / 100;
+        const double p = rows.at(leaf).callers.count(caller) ? rows.at(leaf).callers.at(caller) / 100 : 0;
+        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, leaf + " through " + caller + "\n" + text);
+    }
+
     // gfortran -O2 (no frame pointer), one procedure per file: the leaf's callers 70:30, named by
     // the units ppeout reads for them (the callers took no sample of their own).
     TEST_F(CallPathsTest, FortranCallersWithoutAFramePointer)
@@ -159,12 +170,8 @@ namespace {
         ASSERT_EQ(report.status, 0) << report.err;
         const std::map<std::string, CallRow> rows = callRows(report.out);
         ASSERT_TRUE(rows.count("leaf_") && rows.count("caller_a_") && rows.count("caller_b_")) << report.out;
-        const double samples = pathTotals(report.out).first;
-        ASSERT_GT(samples, 1000) << report.out;
-        const double leafSamples = samples * rows.at("leaf_").inclusive / 100;
-        const double p
-            = rows.at("leaf_").callers.count("caller_a_") ? rows.at("leaf_").callers.at("caller_a_") / 100 : 0;
-        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "Fortran\n" + report.out);
+        ASSERT_GT(pathTotals(report.out).first, 1000) << report.out;
+        expectSeventyPercentThrough(report.out, "leaf_", "caller_a_");
         EXPECT_GT(rows.at("caller_a_").callers.count("call_paths_f"), 0u) << "the main program\n" << report.out;
     }
 
@@ -191,11 +198,7 @@ namespace {
         EXPECT_EQ(samples, each[0].first + each[1].first) << merged.out;
         EXPECT_GE(contexts, std::max(each[0].second, each[1].second)) << merged.out;
         EXPECT_LE(contexts, each[0].second + each[1].second) << merged.out;
-        const std::map<std::string, CallRow> rows = callRows(merged.out);
-        ASSERT_TRUE(rows.count("leaf")) << merged.out;
-        const double leafSamples = samples * rows.at("leaf").inclusive / 100;
-        const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
-        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "merged\n" + merged.out);
+        expectSeventyPercentThrough(merged.out, "leaf", "caller_a");
     }
 
     // A run killed with SIGKILL keeps its call paths: the tree lives in the live file, and `ppe
@@ -227,13 +230,8 @@ namespace {
         ASSERT_EQ(recovered.status, 0) << recovered.err;
         const RunResult report = runProgram({ PPEOUT, out });
         ASSERT_EQ(report.status, 0) << report.err;
-        const double samples = pathTotals(report.out).first;
-        EXPECT_GE(samples, 1500) << report.out;
-        const std::map<std::string, CallRow> rows = callRows(report.out);
-        ASSERT_TRUE(rows.count("leaf")) << report.out;
-        const double leafSamples = samples * rows.at("leaf").inclusive / 100;
-        const double p = rows.at("leaf").callers.count("caller_a") ? rows.at("leaf").callers.at("caller_a") / 100 : 0;
-        expectShare(100 * p, 100 * std::sqrt(p * (1 - p) / leafSamples), 70, "recovered\n" + report.out);
+        EXPECT_GE(pathTotals(report.out).first, 1500) << report.out;
+        expectSeventyPercentThrough(report.out, "leaf", "caller_a");
     }
 
     // ppeout --callers FUNC / --callees FUNC: those functions alone, the one side each asks for; a

@@ -206,6 +206,27 @@ namespace {
         expectOneWarning("PPE_CHECKPOINT", { "31536001", ValueError::TooLarge }, "no checkpoints");
     }
 
+    // Issue 39: PPE_CALLS is set or not; its stack bytes and tree nodes follow PPE's rules, each
+    // bad value one warning and the default kept.
+    TEST(ReadConfig, CallPathSettings)
+    {
+        const Config c = readWith(
+            { { "PPE_ON", "1" }, { "PPE_CALLS", "" }, { "PPE_CALL_STACK", "4096" }, { "PPE_CALL_NODES", "2048" } });
+        EXPECT_TRUE(c.calls);
+        EXPECT_EQ(c.callStack, 4096u);
+        EXPECT_EQ(c.callNodes, 2048u);
+        EXPECT_TRUE(g_warnings.empty());
+        EXPECT_FALSE(readWith({ { "PPE_ON", "1" } }).calls);
+        for (const BadValue& bad : kMalformed) {
+            expectOneWarning("PPE_CALL_STACK", bad, "8192");
+            expectOneWarning("PPE_CALL_NODES", bad, "262144");
+        }
+        expectOneWarning("PPE_CALL_STACK", { "511", ValueError::TooSmall }, "8192");
+        expectOneWarning("PPE_CALL_STACK", { "65001", ValueError::TooLarge }, "8192");
+        expectOneWarning("PPE_CALL_NODES", { "1023", ValueError::TooSmall }, "262144");
+        expectOneWarning("PPE_CALL_NODES", { "4194305", ValueError::TooLarge }, "262144");
+    }
+
     TEST(ReadConfig, SnapshotSignalByNameOrNumber)
     {
         const struct {
