@@ -89,6 +89,16 @@ namespace {
             std::atomic_ref<uint64_t>(live->histogram.record->ticks).fetch_add(expirations, std::memory_order_relaxed);
     }
 
+    // itimer-prof: a sample of `weight` intervals taken (the ticks count the samples taken).
+    void onWeighed(uint64_t weight)
+    {
+        if (const LiveProfile* live = g_ppe.live.load(std::memory_order_acquire)) {
+            ProfileRecord* r = live->histogram.record;
+            std::atomic_ref<uint64_t>(r->ticks).fetch_add(1, std::memory_order_relaxed);
+            std::atomic_ref<uint64_t>(r->weightSquares).fetch_add(weight * weight, std::memory_order_relaxed);
+        }
+    }
+
     void removeLiveFile()
     {
         // Through the directory held before a chroot when there is one (live_directory.h).
@@ -181,7 +191,7 @@ namespace {
             say({ "perf-ring: ", Part::dec(r.ringLost), " samples lost (a ring buffer was full), ",
                 Part::dec(r.ringForeign), " of other processes dropped" });
         const uint64_t expected = expectedSamples(activeNs, r.interval * 100, mechanism);
-        const uint64_t taken = totalSamples(r);
+        const uint64_t taken = samplesTaken(mechanism, r.ticks, totalSamples(r));
         if (!samplesMissing(double(expected), double(taken), kMissingPercent))
             return; // too few to tell, or at least 80 %
         say({ "only ", Part::dec(taken * 100 / expected),
@@ -371,6 +381,8 @@ void announce(const LiveProfile& live)
 
 void startPeriod()
 {
+    if (g_ppe.mechanism == Mechanism::ItimerProf)
+        openCpuCredit(serviceThreadId());
     g_ppe.periodStartNs = nowNs(activeClock());
     g_ppe.phase.store(Phase::Running, std::memory_order_release);
     runSampler(true);
@@ -407,7 +419,7 @@ bool arm()
     const char* why = nullptr;
     const uint32_t stackBytes = prepareCallPaths();
     g_ppe.mechanism = armSampler(g_ppe.config.interval * 100, g_ppe.config.timer,
-        SamplerHooks { onSample, onTick, serviceThreadId,
+        SamplerHooks { onSample, onTick, creditThreadCpu, onWeighed, serviceThreadId,
             RingHooks { onRingSample, onRingDropped, serviceThreadId, stackBytes ? takeCallPath : nullptr },
             RingSize { g_ppe.config.ringPages, g_ppe.config.ringDrainMs * 1'000'000, stackBytes } },
         &why);

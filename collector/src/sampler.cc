@@ -224,6 +224,28 @@ namespace {
         errno = savedErrno;
     }
 
+    // A sample of the interrupted thread, weighted by what it stands for.
+    void takeSample(Origin origin, const siginfo_t* info, void* context)
+    {
+        const State& s = g_sampler;
+        uint64_t weight = 1;
+        if (s.mechanism == Mechanism::ItimerProf) {
+            if (currentTid() == s.hooks.quietThread())
+                return; // the collector's own thread, which takes SIGPROF so that no waiting thread does
+            weight = s.hooks.cpuCredit(s.intervalNs);
+            if (!weight)
+                return; // under an interval of the thread's CPU time since its last sample
+            s.hooks.weighed(weight);
+        } else if (origin == Origin::Tick) {
+            weight += uint64_t(info->si_overrun > 0 ? info->si_overrun : 0);
+            s.hooks.tick(weight);
+            fanOut(weight);
+        } else if (origin == Origin::Forwarded) {
+            weight = uintptr_t(info->si_value.sival_ptr);
+        }
+        s.hooks.sample(interruptedPc(context), weight);
+    }
+
     void onSignal(int signal, siginfo_t* info, void* context)
     {
         const int savedErrno = errno;
@@ -234,15 +256,7 @@ namespace {
         } else if (origin == Origin::Foreign) {
             passOn(signal, info, context);
         } else if (s.running.load(std::memory_order_relaxed)) {
-            uint64_t weight = 1;
-            if (origin == Origin::Tick) {
-                weight += uint64_t(info->si_overrun > 0 ? info->si_overrun : 0);
-                s.hooks.tick(weight);
-                fanOut(weight);
-            } else if (origin == Origin::Forwarded) {
-                weight = uintptr_t(info->si_value.sival_ptr);
-            }
-            s.hooks.sample(interruptedPc(context), weight);
+            takeSample(origin, info, context);
         }
         errno = savedErrno;
     }

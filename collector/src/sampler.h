@@ -10,7 +10,9 @@
 //    In real-time mode (both perf mechanisms) the collector thread adds the time of blocked
 //    threads (blocked_scan.h).
 //  - itimer-prof (where perf events are refused): setitimer(ITIMER_PROF), SIGPROF to the running
-//    thread; process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked.
+//    thread; process-wide, but fires only on the scheduler tick (e.g. 250 Hz) whatever rate is asked,
+//    once a tick for all the threads that ran in it: each sample is weighted by its own thread's CPU
+//    time since that thread's last (threads.h, creditThreadCpu), and counted as a tick.
 //  - posix-timer (real time, only when asked for with PPE_TIMER=posix): one CLOCK_MONOTONIC POSIX
 //    timer; the thread that takes its signal (the real-time signal SIGRTMAX-3) forwards it with
 //    rt_tgsigqueueinfo() (carrying the sample's weight) to every other thread of the program, so
@@ -43,6 +45,10 @@ struct SamplerHooks {
     // real-time timer overran while the process waited for a CPU); from a signal handler.
     void (*sample)(uintptr_t pc, uint64_t weight);
     void (*tick)(uint64_t expirations); // a real-time timer expiry; from a signal handler
+    // itimer-prof: the intervals of the interrupted thread's own CPU time its sample stands for (0:
+    // less than one so far, no sample), and the sample of that weight taken. From a signal handler.
+    uint64_t (*cpuCredit)(uint64_t intervalNs);
+    void (*weighed)(uint64_t weight);
     // The collector's own thread (0: none), which is sent no forwarded sample: it blocks every
     // signal, and queued real-time signals would pile up there. From a signal handler.
     pid_t (*quietThread)();

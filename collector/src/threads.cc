@@ -26,6 +26,11 @@ namespace {
     };
     Enrolled g_enrolled;
 
+    // The current sampling period of creditThreadCpu (1 to 255, never 0: a cleared slot's is 0).
+    uint64_t g_creditPeriod;
+    constexpr unsigned kCreditShift = 56;
+    constexpr uint64_t kCreditNs = (uint64_t(1) << kCreditShift) - 1;
+
     uint32_t hashOf(uint32_t tid) { return (tid * 2654435761u) % kThreadSlots; }
 
     // The CPU clock of thread `tid` of this process (glibc's pthread_getcpuclockid for a kernel id).
@@ -95,6 +100,50 @@ void readThreadDetails(ThreadSlot& slot)
         --length;
     for (size_t i = 0; i < sizeof(slot.name); ++i)
         slot.name[i] = i < length ? name[i] : '\0';
+}
+
+void openCpuCredit(pid_t skip)
+{
+    std::atomic_ref<uint64_t> period(g_creditPeriod);
+    const uint64_t now = period.load(std::memory_order_relaxed) % 255 + 1;
+    period.store(now, std::memory_order_release);
+    pid_t tids[kEnrolledThreads];
+    const int count = listThreadsHeld(tids, kEnrolledThreads);
+    for (int i = 0; i < count; ++i) {
+        ThreadSlot* slot = tids[i] != skip ? threadSlot(tids[i]) : nullptr;
+        timespec cpu {};
+        if (!slot || clock_gettime(threadClock(tids[i]), &cpu) != 0)
+            continue;
+        // Unless the thread's own first sample of the period came first.
+        std::atomic_ref<uint64_t> credit(slot->credit);
+        uint64_t seen = credit.load(std::memory_order_acquire);
+        const uint64_t ns = (uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec)) & kCreditNs;
+        if (seen >> kCreditShift != now)
+            credit.compare_exchange_strong(seen, now << kCreditShift | ns, std::memory_order_acq_rel);
+    }
+}
+
+uint64_t creditThreadCpu(uint64_t intervalNs)
+{
+    ThreadSlot* slot = threadSlot(pid_t(syscall(SYS_gettid)));
+    timespec cpu {};
+    if (!slot || !intervalNs || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0)
+        return 1; // no table room: a plain sample
+    const uint64_t cpuNs = uint64_t(cpu.tv_sec) * 1'000'000'000 + uint64_t(cpu.tv_nsec);
+    std::atomic_ref<uint64_t>(slot->cpuNs).store(cpuNs, std::memory_order_relaxed); // fresh for its record
+    const uint64_t now = cpuNs & kCreditNs;
+    const uint64_t period = std::atomic_ref<uint64_t>(g_creditPeriod).load(std::memory_order_acquire);
+    std::atomic_ref<uint64_t> credit(slot->credit);
+    uint64_t seen = credit.load(std::memory_order_acquire);
+    // Another period's credit, or more than the thread has run (a thread whose id the kernel
+    // reused): a thread that started in this period.
+    uint64_t credited = seen & kCreditNs;
+    if (seen >> kCreditShift != period || credited > now)
+        credited = 0;
+    const uint64_t intervals = (now - credited) / intervalNs;
+    credit.compare_exchange_strong(
+        seen, period << kCreditShift | (credited + intervals * intervalNs), std::memory_order_acq_rel);
+    return intervals;
 }
 
 void enrolLiveThreads(pid_t skip)

@@ -33,6 +33,9 @@ struct ThreadSlot {
     uint64_t scanListed; // the scan number of the last listing that showed it
     uint64_t nameCpuNs; // its CPU time when its name was read (readThreadDetails)
     uint64_t enrolSamples; // its samples when its CPU time was last read for them (slotSampled)
+    // itimer-prof's weights (creditThreadCpu): the sampling period's number in the top 8 bits, the
+    // thread's CPU time in ns that its samples stand for so far in the low 56.
+    uint64_t credit;
 };
 
 // The slot of `tid`, claimed if new; nullptr when no slot near its hash is free (a program that made
@@ -45,6 +48,19 @@ void countThreadSample(uint64_t weight);
 // Counts a sample of `weight` on thread `tid` of this process (perf-ring's drain); nothing for a
 // negative `tid` (a sample of no thread of this process). Signal-safe, lock-free.
 void countSampleOf(pid_t tid, uint64_t weight);
+
+// itimer-prof's weights. The process-wide ITIMER_PROF fires on a scheduler tick only, once per
+// tick however many of the program's threads ran in it, so a thread sharing the CPUs with others
+// took fewer samples per CPU second than one running alone (EveryThreadIsSampledInCpuMode: 13 %
+// of the samples for 20 % of the CPU time). Each sample instead stands for the whole intervals of
+// its own thread's CPU time since the thread's last sample: every thread's count is its CPU time.
+//
+// Starts a sampling period: every live thread but `skip` is credited up to its CPU time now; a
+// thread met later in the period started in it. Signal-safe.
+void openCpuCredit(pid_t skip);
+// The intervals of `intervalNs` of the calling thread's CPU time not yet credited, now credited
+// (0: less than one; it stays for the next). Signal-safe, lock-free.
+uint64_t creditThreadCpu(uint64_t intervalNs);
 
 // Reads the thread's CPU time while it lives; false when it has ended. Signal-safe.
 bool readThreadCpu(ThreadSlot& slot);

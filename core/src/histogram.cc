@@ -82,6 +82,7 @@ void clearCounts(ProfileRecord& record)
         count = 0;
     record.saturated = 0;
     record.ticks = 0;
+    record.weightSquares = 0;
     record.ringLost = 0;
     record.ringForeign = 0;
 }

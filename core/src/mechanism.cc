@@ -49,4 +49,9 @@ bool signalsProcessDirected(Mechanism mechanism)
     return mechanism == Mechanism::ItimerProf || mechanism == Mechanism::PosixTimer;
 }
 
+uint64_t samplesTaken(Mechanism mechanism, uint64_t ticks, uint64_t total)
+{
+    return mechanism == Mechanism::ItimerProf && ticks > 0 ? ticks : total;
+}
+
 } // namespace ppe

@@ -56,8 +56,10 @@ uint64_t achievedRateMilliHz(const ProfileRecord& record, uint64_t rawSamples)
 {
     if (!record.activeUs)
         return 0;
-    const bool ticks = countsTimerTicks(parseMechanism(record.mechanism));
-    const uint64_t events = ticks ? load(record.ticks) : totalSamples(record) + rawSamples;
+    const Mechanism mechanism = parseMechanism(record.mechanism);
+    const uint64_t events = countsTimerTicks(mechanism)
+        ? load(record.ticks)
+        : samplesTaken(mechanism, load(record.ticks), totalSamples(record) + rawSamples);
     return uint64_t(double(events) * 1'000'000'000.0 / double(record.activeUs));
 }
 
@@ -183,6 +185,8 @@ static void writeSampling(LineWriter& w, const ProfileOutput& out)
         w.str("count ").str(categoryName(c)).ch(' ').dec(load(r.counts[c])).endl();
     w.str("count saturated ").dec(load(r.saturated)).endl();
     w.str("count total ").dec(totalSamples(r)).endl();
+    if (parseMechanism(r.mechanism) == Mechanism::ItimerProf)
+        w.str("weight-squares ").dec(load(r.weightSquares)).endl();
     if (parseMechanism(r.mechanism) == Mechanism::PerfRing) {
         w.str("ring-dropped ").dec(load(r.ringLost)).ch(' ').dec(load(r.ringForeign)).endl();
         w.str("ring-throttled ").dec(load(r.ringThrottled)).endl();

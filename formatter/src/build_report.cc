@@ -12,31 +12,37 @@
 
 namespace ppe::formatter {
 
-double binomialErrorPercent(double hits, double n)
+double binomialErrorPercent(double hits, double n, double weight)
 {
     if (n <= 0)
         return 0;
     const double p = hits / n;
-    return 100.0 * std::sqrt(p * (1.0 - p) / n);
+    return 100.0 * std::sqrt(p * (1.0 - p) * std::max(weight, 1.0) / n);
 }
 
-double splitErrorPercent(double hits, double splitHits, double n)
+double splitErrorPercent(double hits, double splitHits, double n, double weight)
 {
     if (n <= 0)
         return 0;
-    const double binomial = binomialErrorPercent(hits, n);
+    const double binomial = binomialErrorPercent(hits, n, weight);
     const double split = 100.0 * splitHits / n / std::sqrt(12.0);
     return std::sqrt(binomial * binomial + split * split);
 }
 
-Share shareOf(double hits, double n)
+Share shareOf(double hits, double n, double weight)
 {
     if (n <= 0)
         return Share { hits, 0, 0 };
-    return Share { hits, 100.0 * hits / n, binomialErrorPercent(hits, n) };
+    return Share { hits, 100.0 * hits / n, binomialErrorPercent(hits, n, weight) };
 }
 
 namespace {
+
+    // What the shares are of: `n` samples that stand for `weight` intervals each on average.
+    struct Base {
+        double n;
+        double weight;
+    };
 
     // A range of code and what owns it (a module, or a line within one module's analysis).
     struct Piece {
@@ -90,14 +96,15 @@ namespace {
     }
 
     std::vector<ModuleRow> rankModules(const std::vector<CodeModule>& modules, const std::vector<double>& hits,
-        const std::vector<double>& splitHits, double n, double all)
+        const std::vector<double>& splitHits, Base base, double all)
     {
         std::vector<ModuleRow> rows;
         for (size_t m = 0; m < modules.size(); ++m) {
             if (hits[m] <= 0)
                 continue;
-            const Share share = shareOf(hits[m], n);
-            const double error = splitHits[m] > 0 ? splitErrorPercent(hits[m], splitHits[m], n) : share.error;
+            const Share share = shareOf(hits[m], base.n, base.weight);
+            const double error
+                = splitHits[m] > 0 ? splitErrorPercent(hits[m], splitHits[m], base.n, base.weight) : share.error;
             rows.push_back(ModuleRow { m, modules[m].name, share.hits, share.percent, error, 0, modules[m].address(),
                 modules[m].size(), all > 0 ? 100.0 * hits[m] / all : 0, splitHits[m],
                 std::max<size_t>(1, modules[m].ranges.size()), !modules[m].wholeFile, modules[m].unit });
@@ -108,7 +115,7 @@ namespace {
         double accumulated = 0;
         for (ModuleRow& row : rows) {
             accumulated += row.hits;
-            row.accumulated = 100.0 * accumulated / n;
+            row.accumulated = 100.0 * accumulated / base.n;
         }
         return rows;
     }
@@ -358,8 +365,8 @@ namespace {
         return out;
     }
 
-    // The busiest of a shared object's addresses that no function owns, as % of `n`.
-    void addHottestAddresses(ObjectRow& row, std::vector<AddressRow> unowned, double n, size_t top)
+    // The busiest of a shared object's addresses that no function owns, as shares of `base`.
+    void addHottestAddresses(ObjectRow& row, std::vector<AddressRow> unowned, Base base, size_t top)
     {
         std::stable_sort(
             unowned.begin(), unowned.end(), [](const AddressRow& a, const AddressRow& b) { return a.hits > b.hits; });
@@ -368,7 +375,7 @@ namespace {
             unowned.resize(top);
         }
         for (AddressRow& a : unowned) {
-            const Share share = shareOf(a.hits, n);
+            const Share share = shareOf(a.hits, base.n, base.weight);
             a.percent = share.percent;
             a.error = share.error;
         }
@@ -377,7 +384,7 @@ namespace {
 
     // One shared object's row: its samples by file offset become one-byte bins at link-time
     // addresses, attributed to its functions like the executable's bins to modules.
-    void addFunctions(ObjectRow& row, const SharedObject& object, const ObjectCode& code, double n, size_t top)
+    void addFunctions(ObjectRow& row, const SharedObject& object, const ObjectCode& code, Base base, size_t top)
     {
         const std::vector<Piece> pieces = piecesByAddress(code.functions);
         std::vector<double> hits(code.functions.size(), 0.0);
@@ -392,12 +399,12 @@ namespace {
                 unowned.push_back(AddressRow { address.value_or(s.fileOffset), address.has_value(), left });
             without += left;
         }
-        row.withoutFunction = shareOf(without, n);
-        addHottestAddresses(row, std::move(unowned), n, top);
+        row.withoutFunction = shareOf(without, base.n, base.weight);
+        addHottestAddresses(row, std::move(unowned), base, top);
         for (size_t f = 0; f < hits.size(); ++f) {
             if (hits[f] <= 0)
                 continue;
-            const Share share = shareOf(hits[f], n);
+            const Share share = shareOf(hits[f], base.n, base.weight);
             row.functions.push_back(FunctionRow { code.functions[f].name, share.hits, share.percent, share.error,
                 code.functions[f].address(), code.functions[f].size() });
         }
@@ -465,18 +472,18 @@ void analyseLines(Report& report, const std::vector<CodeModule>& modules, const 
 void addSharedObjects(Report& report, const std::function<Result<ObjectCode>(const SharedObject&)>& codeOf,
     double thresholdPercent, size_t topFunctions)
 {
-    const double n = double(report.profile.total);
-    if (n <= 0)
+    const Base base { double(report.profile.total), report.profile.sampleWeight() };
+    if (base.n <= 0)
         return;
     for (const SharedObject& object : report.profile.objects) {
-        const Share share = shareOf(double(object.hits), n);
+        const Share share = shareOf(double(object.hits), base.n, base.weight);
         if (share.hits <= 0 || share.percent < thresholdPercent)
             continue;
         ObjectRow row { object.path, std::string(baseName(object.path)), object.buildId, share.hits, share.percent,
             share.error, {}, 0, 0, {}, "", {}, 0 };
         Result<ObjectCode> code = codeOf(object);
         if (code)
-            addFunctions(row, object, *code, n, topFunctions);
+            addFunctions(row, object, *code, base, topFunctions);
         else
             row.note = code.error().message;
         report.objects.push_back(std::move(row));
@@ -494,9 +501,10 @@ Report buildReport(Profile profile, const std::vector<CodeModule>& modules)
     for (const Bin& bin : profile.bins)
         unattributed += attributeBin(bin, profile.binWidth, pieces, hits, report.splitBins, &splitHits);
     const double n = double(profile.inRange());
-    report.unattributed = shareOf(unattributed, n);
+    report.unattributed = shareOf(unattributed, n, profile.sampleWeight());
     if (n > 0)
-        report.modules = rankModules(modules, hits, splitHits, n, double(profile.total));
+        report.modules
+            = rankModules(modules, hits, splitHits, Base { n, profile.sampleWeight() }, double(profile.total));
     report.cpuTime = profile.mode == SampleMode::Cpu;
     if (unattributed > 0.5) {
         report.warnings.push_back(fmt::format("{:.0f} of {:.0f} in-range hits ({:.2f}%) fell where no module's code is "

@@ -142,7 +142,8 @@ namespace {
 
     CallFunctionRow rowOf(uint32_t fn, const Folded& f, const PathTotals& t, double n)
     {
-        const Share self = shareOf(t.self[fn], n), inclusive = shareOf(t.inclusive[fn], n);
+        // Call paths come with perf-ring's samples only, each one interval.
+        const Share self = shareOf(t.self[fn], n, 1.0), inclusive = shareOf(t.inclusive[fn], n, 1.0);
         return CallFunctionRow { f.names[fn], t.self[fn], t.inclusive[fn], self.percent, self.error, inclusive.percent,
             inclusive.error, edges(t.callers[fn], f, t.inclusive[fn]), edges(t.callees[fn], f, t.inclusive[fn]) };
     }

@@ -134,12 +134,13 @@ namespace {
     struct Sides {
         double nBase, nChanged; // in-range counts
         double sBase, sChanged; // seconds per sample
+        double wBase, wChanged; // intervals a sample stands for (Profile::sampleWeight)
     };
 
     Sides sidesOf(const Report& base, const Report& changed)
     {
         return { double(base.profile.inRange()), double(changed.profile.inRange()), secondsPerSample(base.profile),
-            secondsPerSample(changed.profile) };
+            secondsPerSample(changed.profile), base.profile.sampleWeight(), changed.profile.sampleWeight() };
     }
 
     // The row's numbers and its two tests.
@@ -151,15 +152,19 @@ namespace {
         r.presence = hitsBase <= 0 ? DiffPresence::OnlyChanged
             : hitsChanged <= 0     ? DiffPresence::OnlyBase
                                    : DiffPresence::Both;
-        r.base = shareOf(hitsBase, s.nBase);
-        r.changed = shareOf(hitsChanged, s.nChanged);
+        r.base = shareOf(hitsBase, s.nBase, s.wBase);
+        r.changed = shareOf(hitsChanged, s.nChanged, s.wChanged);
         r.deltaPercent = r.changed.percent - r.base.percent;
-        r.share = twoProportionTest(hitsBase, s.nBase, hitsChanged, s.nChanged);
+        // The tests count the samples taken: x / w samples of w intervals (and w s seconds) each.
+        r.share = twoProportionTest(
+            hitsBase / s.wBase, s.nBase / s.wBase, hitsChanged / s.wChanged, s.nChanged / s.wChanged);
         r.baseSeconds = hitsBase * s.sBase;
         r.changedSeconds = hitsChanged * s.sChanged;
         r.deltaSeconds = r.changedSeconds - r.baseSeconds;
-        r.secondsError = std::sqrt(hitsBase * s.sBase * s.sBase + hitsChanged * s.sChanged * s.sChanged);
-        r.time = poissonTimeTest(hitsBase, s.sBase, hitsChanged, s.sChanged);
+        r.secondsError
+            = std::sqrt(hitsBase * s.wBase * s.sBase * s.sBase + hitsChanged * s.wChanged * s.sChanged * s.sChanged);
+        r.time
+            = poissonTimeTest(hitsBase / s.wBase, s.sBase * s.wBase, hitsChanged / s.wChanged, s.sChanged * s.wChanged);
         return r;
     }
 

@@ -46,7 +46,7 @@ namespace {
             return percents;
         const std::vector<double> hits = moduleHits(one, pieces, modules);
         for (size_t k = 0; k < top.size(); ++k)
-            percents[k] = hits[top[k]] > 0 ? shareOf(hits[top[k]], n).percent : 0;
+            percents[k] = hits[top[k]] > 0 ? 100.0 * hits[top[k]] / n : 0;
         return percents;
     }
 

@@ -359,6 +359,7 @@ void ProfileMerge::addTimes(const Profile& next)
     m_sum.activeTime += next.activeTime;
     m_sum.wallTime = std::max(m_sum.wallTime, next.wallTime);
     m_sum.ticks += next.ticks;
+    m_sum.weightSquares += next.weightSquares;
     m_sum.ringLost += next.ringLost;
     m_sum.ringForeign += next.ringForeign;
     m_sum.ringThrottled += next.ringThrottled; // known for the sum only when known for every part
@@ -470,7 +471,8 @@ Profile ProfileMerge::finish(Messages& messages)
         sum.maxBin = 0;
         for (const Bin& b : sum.bins)
             sum.maxBin = std::max(sum.maxBin, b.count);
-        const uint64_t events = countsTimerTicks(sum.mechanism.kind()) ? sum.ticks : sum.total;
+        const Mechanism kind = sum.mechanism.kind();
+        const uint64_t events = countsTimerTicks(kind) ? sum.ticks : samplesTaken(kind, sum.ticks, sum.total);
         sum.achievedRate = sum.activeTime > 0 ? double(events) / sum.activeTime : 0;
         std::stable_sort(sum.blocked.begin(), sum.blocked.end(),
             [](const BlockedPlace& a, const BlockedPlace& b) { return a.seconds > b.seconds; });

@@ -93,6 +93,8 @@ namespace {
         for (unsigned c = 0; c < kCategoryCount; ++c)
             out += fmt::format("count {} {}\n", categoryName(c), p.counts[c]);
         out += fmt::format("count saturated {}\ncount total {}\n", p.saturated, p.total);
+        if (p.mechanism == Mechanism::ItimerProf && p.weightSquares)
+            out += fmt::format("weight-squares {}\n", p.weightSquares);
         if (p.mechanism == Mechanism::PerfRing)
             out += fmt::format("ring-dropped {} {}\n", p.ringLost, p.ringForeign);
         if (p.mechanism == Mechanism::PerfRing && p.ringThrottledKnown)

@@ -33,6 +33,11 @@ namespace {
         if (ring) // a profile before issue 35: throttles were not counted
             return "the kernel throttled the perf events (kernel.perf_event_max_sample_rate), or threads ran for "
                    "only a few sampling intervals each";
+        if (p.mechanism == Mechanism::ItimerProf && p.ticks > 0)
+            return "itimer-prof fires only on the scheduler tick, whatever rate is asked: each sample stands for its "
+                   "thread's CPU time since its last, so the shares are whole but their errors are those of the "
+                   "samples taken (the perf mechanisms, allowed at kernel.perf_event_paranoid <= 2, take the asked "
+                   "rate)";
         if (p.mechanism == Mechanism::ItimerProf)
             return "itimer-prof fires only on the scheduler tick, whatever rate is asked (the perf mechanisms, "
                    "allowed at kernel.perf_event_paranoid <= 2, take the asked rate)";
@@ -80,9 +85,12 @@ namespace {
         if (said.empty())
             return said;
         return said
-            + fmt::format(": it blocks the sampling signal, which {} sent to another thread (its time is "
-                          "counted in the wrong place); PPE_TIMER=ring samples every thread",
-                p.mechanism.name());
+            + fmt::format(": it blocks the sampling signal, which {} sent to another thread ({}); PPE_TIMER=ring "
+                          "samples every thread",
+                p.mechanism.name(),
+                p.mechanism == Mechanism::ItimerProf && p.ticks > 0
+                    ? "whose samples stand for its own CPU time only: this thread's is in none"
+                    : "its time is counted in the wrong place");
     }
 
 } // namespace
@@ -99,14 +107,15 @@ void addMissingSamples(const Profile& p, Totals& t)
     std::string said;
     if (!countsTimerTicks(p.mechanism.kind())) { // the real-time timer's rate is wall time, not CPU time
         const double expected = p.activeTime * userShare * p.requestedRate;
+        const uint64_t taken = samplesTaken(p.mechanism.kind(), p.ticks, p.total);
         if (expected >= kMinExpectedSamples) {
             t.expectedSamples = expected;
-            t.sampledPercent = 100.0 * double(p.total) / expected;
+            t.sampledPercent = 100.0 * double(taken) / expected;
         }
-        if (samplesMissing(expected, double(p.total), kMissingPercent))
+        if (samplesMissing(expected, double(taken), kMissingPercent))
             said = fmt::format("only {:.0f}% of the samples the process's CPU time should have given were "
                                "taken ({} of {:.0f}): {}",
-                t.sampledPercent, p.total, expected, missingReason(p));
+                t.sampledPercent, taken, expected, missingReason(p));
     }
     const std::string threads = missingThreads(p);
     if (!threads.empty())

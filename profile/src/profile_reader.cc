@@ -104,11 +104,14 @@ namespace {
             "range must be two 0x-hex addresses, start < end");
     }
 
-    std::string onCpuTime(const Fields& f, Profile& p)
+    // Two numbers into two members: cpu-time; ppe-arc's intrusion pairs (mean and p90 seconds a
+    // stop; seconds stopped and that ÷ wall time).
+    Handler fixedPair(double Profile::*first, double Profile::*second, const char* problem)
     {
-        return onPair(
-            f, parseFixed, [](double, double) { return true; }, p.cpuUser, p.cpuSystem,
-            "cpu-time must be two numbers (user system)");
+        return [=](const Fields& f, Profile& p) {
+            return onPair(
+                f, parseFixed, [](double, double) { return true; }, p.*first, p.*second, problem);
+        };
     }
 
     std::string onRingDropped(const Fields& f, Profile& p)
@@ -138,21 +141,6 @@ namespace {
             return "code-section: expected \"NAME\" 0xADDRESS 0xSIZE";
         p.codeSections.push_back(ImageSection { f[1], *address, *size });
         return "";
-    }
-
-    // ppe-arc's intrusion pairs: mean and p90 seconds a stop; seconds stopped and that ÷ wall time.
-    std::string onStopTime(const Fields& f, Profile& p)
-    {
-        return onPair(
-            f, parseFixed, [](double, double) { return true; }, p.stopMean, p.stopP90,
-            "intrusion-stop-time must be two numbers (mean p90)");
-    }
-
-    std::string onStopped(const Fields& f, Profile& p)
-    {
-        return onPair(
-            f, parseFixed, [](double, double) { return true; }, p.stoppedTime, p.stoppedRatio,
-            "intrusion-stopped must be two numbers (seconds ratio)");
     }
 
     std::string onCount(const Fields& f, Profile& p)
@@ -305,9 +293,29 @@ namespace {
         return "";
     }
 
-    const std::map<std::string, Handler>& handlers()
+    // A remote sampler's records (ppe-arc, docs/ppe-format.md "Remote sampling").
+    void addRemoteHandlers(std::map<std::string, Handler>& table)
     {
-        static const std::map<std::string, Handler> table = {
+        table.insert({
+            { "remote-server", text(&Profile::remoteServer) },
+            { "remote-target", text(&Profile::remoteTarget) },
+            { "remote-mode", text(&Profile::remoteMode) },
+            { "remote-pc", text(&Profile::remotePc) },
+            { "remote-interrupt", text(&Profile::remoteInterrupt) },
+            { "remote-error", text(&Profile::remoteError) },
+            { "intrusion-stops", decimal(&Profile::intrusionStops) },
+            { "intrusion-stop-time",
+                fixedPair(
+                    &Profile::stopMean, &Profile::stopP90, "intrusion-stop-time must be two numbers (mean p90)") },
+            { "intrusion-stopped",
+                fixedPair(&Profile::stoppedTime, &Profile::stoppedRatio,
+                    "intrusion-stopped must be two numbers (seconds ratio)") },
+        });
+    }
+
+    std::map<std::string, Handler> makeHandlers()
+    {
+        std::map<std::string, Handler> table = {
             { "producer", text(&Profile::producer) },
             { "status", onStatus },
             { "end-reason", text(&Profile::endReason) },
@@ -335,12 +343,14 @@ namespace {
             { "bin-width", field(&Profile::binWidth, parseSmall, "a decimal number") },
             { "bin-count", decimal(&Profile::binCount) },
             { "max-bin", decimal(&Profile::maxBin) },
-            { "cpu-time", onCpuTime },
+            { "cpu-time",
+                fixedPair(&Profile::cpuUser, &Profile::cpuSystem, "cpu-time must be two numbers (user system)") },
             { "cpu-time-as-of", utc(&Profile::cpuTimeAsOf) },
             { "collector-cpu-time", fixed(&Profile::collectorCpuTime) },
             { "wall-time", fixed(&Profile::wallTime) },
             { "active-time", fixed(&Profile::activeTime) },
             { "ticks", decimal(&Profile::ticks) },
+            { "weight-squares", decimal(&Profile::weightSquares) },
             { "count", onCount },
             { "ring-dropped", onRingDropped },
             { "ring-throttled", onRingThrottled },
@@ -350,19 +360,17 @@ namespace {
             { "thread", detail::onThread },
             { "blocked", detail::onBlocked },
             { "blocking-scan", detail::onBlockingScan },
-            { "remote-server", text(&Profile::remoteServer) },
-            { "remote-target", text(&Profile::remoteTarget) },
-            { "remote-mode", text(&Profile::remoteMode) },
-            { "remote-pc", text(&Profile::remotePc) },
-            { "remote-interrupt", text(&Profile::remoteInterrupt) },
-            { "remote-error", text(&Profile::remoteError) },
-            { "intrusion-stops", decimal(&Profile::intrusionStops) },
-            { "intrusion-stop-time", onStopTime },
-            { "intrusion-stopped", onStopped },
             { "merged-profiles", decimal(&Profile::mergedProfiles) },
             { "merged-pids", text(&Profile::mergedPids) },
             { "merged-end-reasons", text(&Profile::mergedEndReasons) },
         };
+        addRemoteHandlers(table);
+        return table;
+    }
+
+    const std::map<std::string, Handler>& handlers()
+    {
+        static const std::map<std::string, Handler> table = makeHandlers();
         return table;
     }
 

@@ -61,15 +61,18 @@ int kernelTickHz();
 // /proc (within `slackSeconds` more or less: the interval between the last reading and the end, or
 // a checkpoint's age): its own CPU time agrees, and so does its sample count at the rate its
 // mechanism can take: the asked rate of user CPU time for perf-ring and perf-task-clock (within
-// 10 %), min(asked rate, CONFIG_HZ) of all CPU time for itimer-prof (within 15 %; where CONFIG_HZ is
-// unknown, at least min(asked rate, 100) and at most the asked rate).
+// 10 %), for itimer-prof min(asked rate, CONFIG_HZ) of all CPU time taken (within 15 %; where
+// CONFIG_HZ is unknown, at least min(asked rate, 100) and at most the asked rate), each standing
+// for its thread's CPU time since its last (expectTickLimitedSamples).
 void expectSamplesMatchCpu(const Profile& profile, double cpuSeconds, double slackSeconds);
 
 // The itimer-prof rule of expectSamplesMatchCpu with the tick rate `hz` (0: unknown): the kernel
-// fires ITIMER_PROF only on the scheduler tick, so at most CONFIG_HZ times a CPU second; where the
-// tick is unknown, only a floor (every kernel ticks at least 100 times a second) and a ceiling (the
-// asked rate). It holds for a process with one busy thread, as batch_job is: the process timer
-// fires at most once a tick of wall time, so two busy threads get about half of it a CPU second.
+// fires ITIMER_PROF only on the scheduler tick, so the samples taken (its ticks) are at most
+// CONFIG_HZ a CPU second; where the tick is unknown, only a floor (every kernel ticks at least 100
+// times a second) and a ceiling (the asked rate). It holds for a process with one busy thread, as
+// batch_job is: the process timer fires at most once a tick of wall time, so two busy threads get
+// about half of it a CPU second. Each sample stands for its thread's CPU time since its last, so
+// the count (a profile with ticks) is the asked rate of the CPU time, within 10 %.
 void expectTickLimitedSamples(const Profile& profile, double cpuSeconds, double slackSeconds, int hz);
 
 } // namespace ppe::testing

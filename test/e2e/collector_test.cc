@@ -65,14 +65,14 @@ namespace {
         }
 
         // Samples arrive at a rate, not on a schedule: scale the work up until at least `minimum`
-        // samples landed in range (never a fixed sleep).
+        // samples taken landed in range (never a fixed sleep).
         Profiled profileUntil(uint64_t minimum, const std::function<std::vector<std::string>(int)>& argvFor,
             const std::vector<EnvChange>& env = {})
         {
             Profiled p;
             for (int scale = 1; scale <= 64; scale *= 2) {
                 p = profile(argvFor(scale), env);
-                if (::testing::Test::HasFailure() || p.profile.inRange() >= minimum)
+                if (::testing::Test::HasFailure() || double(p.profile.inRange()) / p.profile.sampleWeight() >= minimum)
                     return p;
             }
             ADD_FAILURE() << "fewer than " << minimum << " samples even at 64x the work";
@@ -113,11 +113,14 @@ namespace {
         EXPECT_EQ(p.profile.mode == SampleMode::Cpu, std::string(c.mode) == "cpu");
         EXPECT_EQ(p.profile.command.at(1), kPrime);
         // Real time: running code is sampled by CPU time and blocked threads by the collector
-        // thread's scan, which says so in the profile.
+        // thread's scan, which says so in the profile. (Only itimer-prof counts ticks then: its
+        // samples taken.)
         if (p.profile.mode == SampleMode::Real) {
             EXPECT_NE(p.profile.mechanism, "posix-timer");
             EXPECT_TRUE(p.profile.scan.has_value());
-            EXPECT_EQ(p.profile.ticks, 0u);
+            if (p.profile.mechanism != "itimer-prof") {
+                EXPECT_EQ(p.profile.ticks, 0u);
+            }
         }
         // The whole executable's code is monitored: sd and main inside the range.
         EXPECT_LE(p.profile.rangeStart, sd.address);
@@ -151,6 +154,32 @@ namespace {
         EXPECT_LE(p.profile.achievedRate, p.profile.requestedRate * 1.1);
     }
 
+    // itimer-prof fires once a tick for all the threads that ran in it, so each sample stands for
+    // its own thread's CPU time since its last: every worker's count is the asked rate of the CPU
+    // time the worker measured itself (CLOCK_THREAD_CPUTIME_ID), within 3 % and its last tick's
+    // part; and the ticks, the samples taken, are what the statistical errors are of.
+    TEST_F(CollectorTest, TickBoundFallbackWeighsEachThreadByItsOwnCpuTime)
+    {
+        const Profiled p = profile({ PPE_LAUNCHER, "--mode", "cpu", "--timer", "itimer", example("threads"), "160" });
+        ASSERT_EQ(p.profile.mechanism, "itimer-prof");
+        ASSERT_GT(p.profile.ticks, 0u) << "no samples counted as taken";
+        EXPECT_LT(p.profile.ticks, p.profile.total) << "the tick is slower than the asked 2 kHz";
+        EXPECT_GE(p.profile.sampleWeight(), double(p.profile.total) / double(p.profile.ticks))
+            << "the squares of unequal weights sum to more than those of equal ones";
+        const auto symbols = functionSymbols(example("threads"));
+        for (int share = 1; share <= 4; ++share) {
+            const std::string worker = "worker<" + std::to_string(share) + ">";
+            const size_t at = p.run.out.find(worker + ": ");
+            ASSERT_NE(at, std::string::npos) << p.run.out;
+            const double cpu = std::stod(p.run.out.substr(at + worker.size() + 2));
+            const FunctionSymbol f
+                = findFunction(symbols, "_ZN12_GLOBAL__N_16workerILi" + std::to_string(share) + "EEEmm");
+            const double expected = cpu * p.profile.requestedRate;
+            EXPECT_NEAR(double(hitsIn(p.profile, f)), expected, 0.03 * expected + 4 * p.profile.sampleWeight())
+                << worker << " used " << cpu << " s of CPU";
+        }
+    }
+
     TEST_F(CollectorTest, PreloadedWithLdPreloadDirectly)
     {
         const Profiled p = profile({ example("simp_plain"), kPrime }, { { "LD_PRELOAD", PPE_LIBRARY } });
@@ -167,7 +196,9 @@ namespace {
     }
 
     // Each worker does Share units of the same loop: in CPU time its share of the samples is
-    // Share/10, within three binomial standard errors.
+    // Share/10, within three binomial standard errors of the samples taken. (itimer-prof's process
+    // timer fires once a tick for all the threads that ran in it: unweighted, a thread that shared
+    // the CPUs took 13 % of the samples for 20 % of the CPU time, threads.h.)
     TEST_F(CollectorTest, EveryThreadIsSampledInCpuMode)
     {
         const Profiled p = profileUntil(2000, [](int scale) {
@@ -182,7 +213,7 @@ namespace {
                 = findFunction(symbols, "_ZN12_GLOBAL__N_16workerILi" + std::to_string(share) + "EEEmm");
             const double hits = double(hitsIn(p.profile, f));
             const double expected = share / 10.0;
-            const double se = std::sqrt(expected * (1 - expected) / n);
+            const double se = std::sqrt(expected * (1 - expected) * p.profile.sampleWeight() / n);
             EXPECT_NEAR(hits / n, expected, 3 * se + 0.01) << "worker<" << share << ">: " << hits << " of " << n;
             workers += hits;
         }

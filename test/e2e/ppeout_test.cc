@@ -1,4 +1,5 @@
 // ppeout on real profiles of real programs with their real linker maps.
+#include "ppe/profile/profile_reader.h"
 #include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
@@ -15,15 +16,19 @@
 namespace ppe::testing {
 namespace {
 
-    // Time % and its binomial error recomputed from each row's Hits out of `n`, and Acc % never
-    // falling; returns the last Acc %.
-    double checkRowStatistics(const std::vector<Row>& rows, double n)
+    // Time % and its binomial error recomputed from each row's Hits out of `n`, of samples that
+    // stand for the profile's sampleWeight intervals each (itimer-prof's: the error is of the
+    // samples taken), and Acc % never falling; returns the last Acc %.
+    double checkRowStatistics(const std::vector<Row>& rows, double n, const std::string& ppe)
     {
+        const Result<Profile> profile = readProfile(ppe);
+        EXPECT_TRUE(profile) << profile.error().str();
+        const double weight = profile ? profile->sampleWeight() : 1.0;
         double previous = 0;
         for (const Row& r : rows) {
             EXPECT_NEAR(r.percent, 100.0 * r.hits / n, 0.006) << r.name;
             const double p = r.hits / n;
-            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) / n), 0.006) << r.name;
+            EXPECT_NEAR(r.error, 100.0 * std::sqrt(p * (1 - p) * weight / n), 0.006) << r.name;
             EXPECT_GE(r.accumulated, previous);
             previous = r.accumulated;
         }
@@ -44,7 +49,7 @@ namespace {
         ASSERT_FALSE(rows.empty()) << out.out;
         EXPECT_NE(rows[0].name.find("ktest"), std::string::npos) << out.out;
         const double n = std::stod(inRangeCount(out.out));
-        const double previous = checkRowStatistics(rows, n);
+        const double previous = checkRowStatistics(rows, n, dir.file("k.ppe"));
         // The program's calls into libgfortran pass through the PLT, which no module of the map
         // holds: a hit there now and then is the "(no module)" row, and the rows add up with it.
         std::smatch none;
@@ -129,7 +134,8 @@ namespace {
         const std::string program = kExamples + "/ktest_" + GetParam();
         std::string report;
         double n = 0;
-        for (int scale = 1; scale <= 16 && n < 1500; scale *= 2) { // wait for samples, not for time
+        double taken = 0; // samples' worth: itimer-prof's stand for several intervals each
+        for (int scale = 1; scale <= 16 && taken < 1500; scale *= 2) { // wait for samples, not for time
             const RunResult run = runProgram(
                 { PPE_LAUNCHER, "-o", dir.file("k.ppe"), "--mode", "cpu", program, std::to_string(scale) });
             ASSERT_EQ(run.status, 0) << run.err;
@@ -137,6 +143,9 @@ namespace {
             ASSERT_EQ(out.status, 0) << out.err;
             report = out.out;
             n = std::stod(inRangeCount(report));
+            const Result<Profile> profile = readProfile(dir.file("k.ppe"));
+            ASSERT_TRUE(profile) << profile.error().str();
+            taken = n / profile->sampleWeight();
         }
         const std::vector<Row> rows = moduleRows(report);
         ASSERT_GE(rows.size(), 3u) << report;
@@ -144,7 +153,7 @@ namespace {
         EXPECT_EQ(rows[0].name, "gram_") << report;
         EXPECT_EQ(rows[1].name, "mxm_") << report;
         EXPECT_EQ(rows[2].name, "bsort_") << report;
-        const double previous = checkRowStatistics(rows, n);
+        const double previous = checkRowStatistics(rows, n, dir.file("k.ppe"));
         EXPECT_GE(previous, 99.9) << report;
     }
 

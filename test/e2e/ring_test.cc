@@ -101,11 +101,12 @@ namespace {
         }
 
         // ppeout's text report of the profile.
+        // The text report, then ppeout's warnings (the header's lines are wrapped, the warnings not).
         std::string report()
         {
             const RunResult r = runProgram({ PPEOUT, m_dir.file("out.ppe"), "-" });
             EXPECT_EQ(r.status, 0) << r.err;
-            return r.out;
+            return r.out + r.err;
         }
     };
 
@@ -188,7 +189,8 @@ namespace {
                 // Short of the asked rate or not, by the collector's and the formatter's measure:
                 // the samples taken against those the CPU time should have given. Near the 80 % line
                 // their roundings may fall on different sides, so the messages are not judged there.
-                const double taken = double(p->total) / (p->activeTime * p->requestedRate);
+                const double taken = double(samplesTaken(p->mechanism.kind(), p->ticks, p->total))
+                    / (p->activeTime * p->requestedRate);
                 if (std::abs(taken - 0.8) < 0.03)
                     continue;
                 if (taken > 0.8) {

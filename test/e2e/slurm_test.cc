@@ -357,6 +357,15 @@ namespace {
         expectSamplesMatchCpu(here, 10, 0.1);
         here.total /= 2;
         EXPECT_NONFATAL_FAILURE(expectSamplesMatchCpu(here, 10, 0.1), "itimer-prof asked 1000 Hz");
+        // Since issue 35's weights: the ticks are the samples taken, the count the CPU time.
+        Profile weighted = sampled("itimer-prof", 10, 10000);
+        weighted.ticks = 10 * 250;
+        expectTickLimitedSamples(weighted, 10, 0.1, 250);
+        weighted.ticks /= 2;
+        EXPECT_NONFATAL_FAILURE(expectTickLimitedSamples(weighted, 10, 0.1, 250), "CONFIG_HZ 250");
+        weighted.ticks *= 2;
+        weighted.total /= 2;
+        EXPECT_NONFATAL_FAILURE(expectTickLimitedSamples(weighted, 10, 0.1, 250), "the weighted count");
     }
 
 } // namespace

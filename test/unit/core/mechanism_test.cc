@@ -46,6 +46,10 @@ namespace {
         EXPECT_TRUE(signalsProcessDirected(Mechanism::ItimerProf));
         EXPECT_TRUE(signalsProcessDirected(Mechanism::PosixTimer));
         EXPECT_FALSE(signalsProcessDirected(Mechanism::PerfRing));
+        EXPECT_EQ(samplesTaken(Mechanism::ItimerProf, 250, 1000), 250u);
+        EXPECT_EQ(samplesTaken(Mechanism::ItimerProf, 0, 1000), 1000u) << "written before the weights";
+        EXPECT_EQ(samplesTaken(Mechanism::PosixTimer, 250, 1000), 1000u);
+        EXPECT_EQ(samplesTaken(Mechanism::PerfRing, 0, 1000), 1000u);
     }
 
     TEST(Mechanism, ProfileKeepsTheTextAndParsesItOnce)

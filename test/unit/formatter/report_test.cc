@@ -44,6 +44,39 @@ namespace {
         EXPECT_TRUE(r.warnings.empty());
     }
 
+    // itimer-prof's samples stand for several intervals each (their thread's CPU time since its
+    // last): the shares are of the count, their errors of the samples taken, its ticks.
+    TEST(BuildReport, ErrorsAreOfTheSamplesTakenWhereEachStandsForSeveralIntervals)
+    {
+        const std::vector<CodeModule> modules
+            = { { "a.o", { { 0x1000, 0x1100 } } }, { "b.o", { { 0x1100, 0x1200 } } } };
+        Profile p = profileWith({ { 0x1010, 300 }, { 0x1110, 700 } });
+        p.mechanism = SamplingMechanism(Mechanism::ItimerProf);
+        p.ticks = 250; // four intervals a sample
+        p.weightSquares = 250 * 4 * 4;
+        EXPECT_DOUBLE_EQ(p.sampleWeight(), 4.0);
+        const Report r = buildReport(p, modules);
+        ASSERT_EQ(r.modules.size(), 2u);
+        EXPECT_DOUBLE_EQ(r.modules[0].percent, 70.0);
+        EXPECT_DOUBLE_EQ(r.modules[0].error, binomialErrorPercent(175, 250));
+        EXPECT_DOUBLE_EQ(r.modules[0].error, 2 * binomialErrorPercent(700, 1000));
+        // Unequal weights: 125 samples of 2 and 125 of 6 give the same 1000 intervals, but only
+        // 1000² / (125 × 4 + 125 × 36) = 200 samples' worth of certainty.
+        p.weightSquares = 125 * 4 + 125 * 36;
+        EXPECT_DOUBLE_EQ(p.sampleWeight(), 5.0);
+        EXPECT_DOUBLE_EQ(buildReport(p, modules).modules[0].error, binomialErrorPercent(140, 200));
+        // Without the squares, the weights are taken as equal.
+        p.weightSquares = 0;
+        EXPECT_DOUBLE_EQ(p.sampleWeight(), 4.0);
+        // A profile written before the weights (no ticks), or of any other mechanism: one each.
+        p.ticks = 0;
+        EXPECT_DOUBLE_EQ(p.sampleWeight(), 1.0);
+        p.ticks = 250;
+        p.mechanism = SamplingMechanism(Mechanism::PosixTimer);
+        EXPECT_DOUBLE_EQ(p.sampleWeight(), 1.0);
+        EXPECT_DOUBLE_EQ(buildReport(p, modules).modules[0].error, binomialErrorPercent(700, 1000));
+    }
+
     TEST(BuildReport, ModuleWithSeveralSections)
     {
         const std::vector<CodeModule> modules
@@ -185,7 +218,7 @@ namespace {
         EXPECT_DOUBLE_EQ(a.percentOfAll, 45.0) << "90 of all 200 samples";
         EXPECT_DOUBLE_EQ(a.splitHits, 10.0);
         EXPECT_EQ(a.ranges, 2u);
-        EXPECT_DOUBLE_EQ(a.error, splitErrorPercent(90, 10, 100));
+        EXPECT_DOUBLE_EQ(a.error, splitErrorPercent(90, 10, 100, 1.0));
         EXPECT_NEAR(a.error, std::sqrt(9.0 + 100.0 / 12.0), 1e-9) << "binomial 3.00, split 10% / sqrt(12)";
         const ModuleRow& b = r.modules[1];
         EXPECT_DOUBLE_EQ(b.splitHits, 10.0);

@@ -31,4 +31,11 @@ bool samplesUserTimeOnly(Mechanism mechanism);
 // their missing samples show per thread, not in the process's count.
 bool signalsProcessDirected(Mechanism mechanism);
 
+// The samples taken, of a profile that counts `total` intervals and `ticks` timer ticks: the ticks
+// of the mechanism whose samples stand for several intervals each (itimer-prof, sampled once a
+// scheduler tick: each sample is its thread's CPU time since its last), and of which the
+// statistical errors are; otherwise the count itself. (An itimer-prof profile before issue 35's
+// weights has no ticks: its samples were one interval each.) Signal-safe.
+uint64_t samplesTaken(Mechanism mechanism, uint64_t ticks, uint64_t total);
+
 } // namespace ppe

@@ -123,8 +123,8 @@ int writeProfile(int fd, const ProfileOutput& output, char* buffer, size_t buffe
 int writeProfile(int fd, const ProfileOutput& output);
 
 // Achieved sample rate in millihertz: timer ticks per active wall second (the posix-timer
-// mechanism), else samples per active CPU second (both modes), `rawSamples` (in no count of the
-// record) included. 0 when nothing was active.
+// mechanism), else samples taken (samplesTaken) per active CPU second (both modes), `rawSamples` (in
+// no count of the record) included. 0 when nothing was active.
 uint64_t achievedRateMilliHz(const ProfileRecord& record, uint64_t rawSamples = 0);
 // Requested rate in millihertz from the 100 ns interval.
 uint64_t requestedRateMilliHz(uint64_t interval);

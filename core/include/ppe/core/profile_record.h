@@ -103,6 +103,10 @@ struct ProfileRecord {
     // Appended (issue 35): the kernel's PERF_RECORD_THROTTLE records, each an event it stopped
     // sampling for the rest of a tick (kernel.perf_event_max_sample_rate).
     uint64_t ringThrottled;
+    // Appended (issue 35): itimer-prof's samples stand for several intervals each (their thread's
+    // CPU time since its last, counted in `counts`, the samples taken in `ticks`); the sum of their
+    // weights squared gives the statistical errors of samples of unequal weights.
+    uint64_t weightSquares;
 };
 
 // The sum of all categories.

@@ -10,17 +10,19 @@
 
 namespace ppe::formatter {
 
-// 100 * sqrt(p (1 - p) / n) with p = hits / n: PPE's error column.
-double binomialErrorPercent(double hits, double n);
+// 100 * sqrt(p (1 - p) / n) with p = hits / n: PPE's error column. Of samples that stand for
+// `weight` intervals each on average (Profile::sampleWeight: itimer-prof's), the error is that of
+// the n / weight samples taken.
+double binomialErrorPercent(double hits, double n, double weight = 1.0);
 
 // The error of a share with `splitHits` of its `hits` from bins split by bytes between it and
 // other owners: the split hits could belong to either, so their part is taken as uniform on
 // [0, splitHits] (standard deviation splitHits / sqrt(12)) and added in quadrature to the binomial
 // error. Percent of `n`.
-double splitErrorPercent(double hits, double splitHits, double n);
+double splitErrorPercent(double hits, double splitHits, double n, double weight);
 
-// `hits` as a share of `n`: percent and binomial error.
-Share shareOf(double hits, double n);
+// `hits` as a share of `n`: percent and binomial error (samples of `weight` intervals each).
+Share shareOf(double hits, double n, double weight);
 
 // Attributes the profile's bins to `modules` (splitting a bin that straddles a boundary in
 // proportion to the bytes each side owns), orders the module table and works out the header's totals.

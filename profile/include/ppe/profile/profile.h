@@ -114,6 +114,9 @@ struct Profile {
     int64_t cpuTimeAsOf = 0; // when cpuUser/cpuSystem were taken (seconds, UTC); 0: at endTime
     double collectorCpuTime = 0; // the collector thread's own CPU seconds (part of cpuUser + cpuSystem); 0: not known
     uint64_t ticks = 0;
+    // itimer-prof's samples of several intervals each: their weights squared, summed (0: not written,
+    // before issue 35's weights or of another mechanism).
+    uint64_t weightSquares = 0;
     std::array<uint64_t, kCategoryCount> counts {};
     uint64_t saturated = 0;
     uint64_t total = 0;
@@ -147,6 +150,18 @@ struct Profile {
     std::vector<std::string> skippedProfiles;
 
     uint64_t inRange() const { return counts[kInRange]; }
+    // The factor by which samples of several intervals each widen a share's binomial variance:
+    // itimer-prof's stand for their threads' CPU time since their last sample, and a share of
+    // `total` intervals has the variance of one of total² / Σ w² samples (their effective number),
+    // so the factor is Σ w² / total (without the squares, total over the samples taken: weights
+    // taken as equal). 1 for every other mechanism, whose samples are one interval each.
+    double sampleWeight() const
+    {
+        if (weightSquares > total && total > 0)
+            return double(weightSquares) / double(total);
+        const uint64_t taken = samplesTaken(mechanism.kind(), ticks, total);
+        return taken > 0 && total > taken ? double(total) / double(taken) : 1.0;
+    }
 };
 
 } // namespace ppe
