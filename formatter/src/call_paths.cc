@@ -209,7 +209,7 @@ void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top, cons
     const Folded f = fold(calls, functionOf);
     const PathTotals t = total(calls, f);
     const double n = double(calls.samples);
-    CallPathsReport out { calls.samples, calls.cut, calls.nodes.size() - 1, {}, 0, {} };
+    CallPathsReport out { calls.samples, calls.cut, calls.nodes.size() - 1, {}, 0, {}, {} };
     std::vector<uint32_t> order;
     for (uint32_t fn = 0; fn < f.names.size(); ++fn) {
         if (f.names[fn].starts_with('['))
@@ -229,6 +229,12 @@ void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top, cons
     }
     std::stable_sort(out.shortPaths.begin(), out.shortPaths.end(),
         [](const CallEdge& a, const CallEdge& b) { return a.samples > b.samples; });
+    for (uint32_t fn = 0; fn < f.names.size(); ++fn) {
+        for (const auto& [callee, samples] : t.callees[fn])
+            out.arcs.push_back(CallArc { f.names[fn], f.names[callee], samples });
+    }
+    std::sort(out.arcs.begin(), out.arcs.end(),
+        [](const CallArc& a, const CallArc& b) { return std::tie(a.caller, a.callee) < std::tie(b.caller, b.callee); });
     report.calls = std::move(out);
 }
 

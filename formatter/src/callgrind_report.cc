@@ -4,7 +4,11 @@
 // tools find them), `fn=` the modules (functions with --by function, which ppeout takes for this
 // format unless told otherwise) and per-line costs from the line analysis. Modules without one
 // have their cost on line 0. With instructions (--asm) the positions are `instr line`. The
-// summary is all samples, so the tools' percentages are the report's All %.
+// summary is all samples, so the tools' percentages are the report's All %. A profile with call
+// paths (ppe -g) adds the calls: for each caller, `cfn=` each callee and `calls=0 0` (sampling
+// counts no calls; the call site is line 0) with the callee's inclusive samples under it, so that
+// KCachegrind shows the call graph and callgrind_annotate --inclusive=yes the inclusive costs.
+#include "paths.h"
 #include "ppe/formatter/renderers.h"
 #include "ppe/formatter/shell_quote.h"
 
@@ -44,10 +48,26 @@ namespace {
 
     std::string pathOf(const FileLines& f) { return f.textPath.empty() ? f.name : f.textPath; }
 
+    // A function as the file places it: ob=, fl= and fn=.
+    struct Target {
+        std::string object, file, name;
+    };
+
     struct Writer {
         std::string& out;
         bool instructions; // positions: instr line
         Names files, functions, objects;
+        std::string object; // the ob= being written
+        std::string suffix; // what call paths add to the names of its functions: " (libm.so.6)"
+        std::map<std::string, Target> targets; // by the call paths' name (place_names.cc)
+
+        // An ob= section: the executable's (`base` "") or a shared object's (`base` its file name).
+        void startObject(const std::string& path, std::string_view base)
+        {
+            out += "\nob=" + objects(path) + '\n';
+            object = path;
+            suffix = base.empty() ? "" : fmt::format(" ({})", base);
+        }
 
         // A cost line for `line` at `address` (only written with instr positions).
         void costLine(uint64_t address, int line, double hits)
@@ -63,6 +83,7 @@ namespace {
         {
             out += "fl=" + files(file) + '\n';
             out += "fn=" + functions(name) + '\n';
+            targets.emplace(name + suffix, Target { object, file, name });
         }
 
         void rows(const FileLines& f, uint64_t address)
@@ -135,10 +156,10 @@ namespace {
     }
 
     // One module table (the executable's or a shared object's) under ob=`object`.
-    void moduleTable(Writer& w, const std::string& object, const std::vector<ModuleRow>& modules,
+    void moduleTable(Writer& w, const std::string& object, std::string_view base, const std::vector<ModuleRow>& modules,
         const std::vector<ModuleLines>& lines, const Share& none, const std::string& noneName)
     {
-        w.out += "\nob=" + w.objects(object) + '\n';
+        w.startObject(object, base);
         std::map<size_t, const ModuleLines*> linesOf;
         for (const ModuleLines& m : lines)
             linesOf[m.module] = &m;
@@ -161,7 +182,7 @@ namespace {
     // function owns.
     void objectFunctions(Writer& w, const ObjectRow& o)
     {
-        w.out += "\nob=" + w.objects(o.path) + '\n';
+        w.startObject(o.path, o.name);
         for (const FunctionRow& f : o.functions) {
             w.function("???", f.name);
             w.costLine(f.address, 0, f.hits);
@@ -173,6 +194,45 @@ namespace {
         if (cost(o.withoutFunction.hits)) {
             w.function("???", fmt::format("(no function in {})", o.name));
             w.costLine(0, 0, o.withoutFunction.hits);
+        }
+    }
+
+    // A function of the call paths where the file has it; one it does not list (no samples of its
+    // own, as main) under the shared object its name ends with, else the executable, file ???.
+    Target targetOf(const Writer& w, const Report& r, const std::string& name)
+    {
+        if (const auto known = w.targets.find(name); known != w.targets.end())
+            return known->second;
+        const size_t open = name.rfind(" (");
+        if (open != std::string::npos && name.back() == ')') {
+            const std::string_view base = std::string_view(name).substr(open + 2, name.size() - open - 3);
+            for (const SharedObject& o : r.profile.objects) {
+                if (baseName(o.path) == base)
+                    return Target { o.path, "???", name.substr(0, open) };
+            }
+        }
+        return Target { r.profile.image, "???", name };
+    }
+
+    // Each caller once (ob=, fl=, fn=), then each of its callees (cob=, cfi=, cfn=) with its
+    // inclusive samples under it.
+    void calls(Writer& w, const Report& r)
+    {
+        const std::string site = w.instructions ? "0 0" : "0";
+        const CallArc* last = nullptr;
+        for (const CallArc& arc : r.calls ? r.calls->arcs : std::vector<CallArc> {}) {
+            if (cost(arc.samples) == 0)
+                continue;
+            if (!last || last->caller != arc.caller) {
+                const Target caller = targetOf(w, r, arc.caller);
+                w.out += "\nob=" + w.objects(caller.object) + "\nfl=" + w.files(caller.file)
+                    + "\nfn=" + w.functions(caller.name) + '\n';
+            }
+            last = &arc;
+            const Target callee = targetOf(w, r, arc.callee);
+            w.out += "cob=" + w.objects(callee.object) + "\ncfi=" + w.files(callee.file)
+                + "\ncfn=" + w.functions(callee.name) + '\n';
+            w.out += fmt::format("calls=0 {}\n{} {}\n", site, site, cost(arc.samples));
         }
     }
 
@@ -197,8 +257,8 @@ std::string renderCallgrindReport(const Report& report, const RenderOptions&)
     std::string out;
     const bool instructions = hasInstructions(report);
     header(out, report, instructions);
-    Writer w { out, instructions, {}, {}, {} };
-    moduleTable(w, report.profile.image, report.modules, report.lines, report.unattributed, "(no module)");
+    Writer w { out, instructions, {}, {}, {}, {}, {}, {} };
+    moduleTable(w, report.profile.image, "", report.modules, report.lines, report.unattributed, "(no module)");
     for (const ObjectRow& o : report.objects) {
         bool analysed = false;
         for (const ObjectAnalysis& a : report.objectAnalyses)
@@ -207,7 +267,8 @@ std::string renderCallgrindReport(const Report& report, const RenderOptions&)
             objectFunctions(w, o);
     }
     for (const ObjectAnalysis& a : report.objectAnalyses)
-        moduleTable(w, a.path, a.modules, a.lines, a.unattributed, "(no module in " + a.name + ")");
+        moduleTable(w, a.path, a.name, a.modules, a.lines, a.unattributed, "(no module in " + a.name + ")");
+    calls(w, report);
     out += fmt::format("\ntotals: {}\n", report.profile.total);
     return out;
 }

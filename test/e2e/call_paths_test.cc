@@ -283,6 +283,44 @@ print([e["percent"] for e in leaf["callers"] if e["name"] == "caller_a"][0])
         EXPECT_NE(csv.out.find("\ncall-self,,,leaf,"), std::string::npos);
     }
 
+    // ppeout -f callgrind: callgrind_annotate --inclusive=yes (valgrind's reader of the calls=
+    // lines KCachegrind draws its call graph from) gives each function the inclusive samples of
+    // the text's call paths, a function with no sample of its own (main) included.
+    TEST_F(CallPathsTest, CallgrindCallsGiveTheTextsInclusiveSamples)
+    {
+        if (!haveTool("callgrind_annotate"))
+            GTEST_SKIP() << "callgrind_annotate not installed (Debian: valgrind)";
+        const std::string text = profiled("300");
+        const std::map<std::string, CallRow> rows = callRows(text);
+        const double samples = pathTotals(text).first;
+        ASSERT_GT(samples, 100) << text;
+        const std::string cg = m_dir.file("calls.callgrind");
+        const RunResult out = runProgram({ PPEOUT, "-f", "callgrind", m_dir.file("calls.ppe"), cg });
+        ASSERT_EQ(out.status, 0) << out.err;
+        const RunResult annotated = runProgram({ "callgrind_annotate", "--inclusive=yes", "--threshold=100", cg });
+        ASSERT_EQ(annotated.status, 0) << annotated.err;
+        EXPECT_EQ(annotated.err.find("WARNING"), std::string::npos) << annotated.err;
+        std::map<std::string, double> inclusive; // "N (P%)  file:function [object]"
+        const std::regex row(R"(^ *([0-9,]+) \( *[0-9.]+%\)  \S+:(\S+) \[)");
+        std::istringstream in(annotated.out);
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            if (std::regex_search(line, m, row)) {
+                std::string digits = m[1].str();
+                std::erase(digits, ',');
+                inclusive[m[2].str()] = std::stod(digits);
+            }
+        }
+        for (const char* name : { "main", "caller_a", "caller_b", "recurse", "leaf", "call_paths_apply" }) {
+            const std::string inText
+                = name == std::string("call_paths_apply") ? "call_paths_apply (libcall_paths_lib.so)" : name;
+            ASSERT_TRUE(rows.count(inText) && inclusive.count(name)) << name << "\n" << annotated.out << text;
+            EXPECT_NEAR(inclusive.at(name), rows.at(inText).inclusive * samples / 100, 0.001 * samples + 2)
+                << name << "\n"
+                << annotated.out << text;
+        }
+    }
+
     // A forked child's profile has its own call paths, none of its parent's from before the fork
     // (the tree's memory was copied with the rest), and the parent keeps them.
     TEST_F(CallPathsTest, AForkedChildHasItsOwnTree)

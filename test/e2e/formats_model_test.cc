@@ -190,11 +190,9 @@ namespace {
         EXPECT_EQ(busiestOf(shown), busiestOf(expected)) << annotated.out;
     }
 
-    bool haveCallgrindAnnotate() { return runProgram({ "sh", "-c", "command -v callgrind_annotate" }).status == 0; }
-
     TEST(FormatsModel, CallgrindAnnotateOnSharedObjectsInliningMapsAndAsm)
     {
-        if (!haveCallgrindAnnotate())
+        if (!haveTool("callgrind_annotate"))
             GTEST_SKIP() << "callgrind_annotate not installed (Debian: valgrind)";
         TempDir dir;
         const std::string m = mathlibProfile(dir);
@@ -366,7 +364,7 @@ for a in report["object_analyses"]:
 
     TEST(FormatsModel, JsonHoldsEveryNumberOfTheModel)
     {
-        if (runProgram({ "sh", "-c", "command -v python3" }).status != 0)
+        if (!haveTool("python3"))
             GTEST_SKIP() << "python3 not installed";
         TempDir dir;
         const std::string m = mathlibProfile(dir);

@@ -36,8 +36,6 @@ namespace {
         return dir.file("s.ppe");
     }
 
-    bool haveTool(const std::string& name) { return runProgram({ "sh", "-c", "command -v " + name }).status == 0; }
-
     double number(std::string text)
     {
         text.erase(std::remove(text.begin(), text.end(), ','), text.end());

@@ -220,9 +220,9 @@ namespace {
     std::string missingThinLtoTool(const std::string& linker)
     {
         const std::string binary = linker == "mold" ? "mold" : "ld." + linker;
-        if (runProgram({ "sh", "-c", "command -v clang" }).status != 0)
+        if (!haveTool("clang"))
             return "clang is not installed";
-        if (runProgram({ "sh", "-c", "command -v " + binary }).status != 0)
+        if (!haveTool(binary))
             return binary + " is not installed";
         if (linker == "lld")
             return "";

@@ -167,4 +167,6 @@ bool perfRingsAvailable()
     return true;
 }
 
+bool haveTool(const std::string& name) { return runProgram({ "sh", "-c", "command -v " + name }).status == 0; }
+
 } // namespace ppe::testing

@@ -42,6 +42,9 @@ RunResult waitProgram(const Running& running);
 std::string readFile(const std::string& path);
 bool fileExists(const std::string& path);
 
+// True when the shell finds `name` (a tool a test reads its output with, or skips without).
+bool haveTool(const std::string& name);
+
 // True when this process may open a perf task-clock event for itself, as the collector's CPU-time
 // mechanism does; false where perf_event_open is refused (containers, perf_event_paranoid 3, the
 // suite run under test/support/deny_perf_events). Tests that need the mechanism skip otherwise.

@@ -183,6 +183,52 @@ namespace {
         EXPECT_EQ(out.find("0x"), std::string::npos) << out;
     }
 
+    // With call paths, each caller's calls after the costs: the callee where the file has it (sd in
+    // its file; memcpy in libc by its call-path name "memcpy (libc.so.6)"), else under the object
+    // its name ends with or the executable, file ???; calls=0 (sampling counts no calls), the call
+    // site on line 0, the callee's inclusive samples under the caller; no line for a call of none.
+    TEST(Callgrind, CallPathsGiveEachCallersCalls)
+    {
+        Report r = handMadeReport();
+        r.lines[0].files[0].rows[1].instructions.clear();
+        r.profile.objects = { SharedObject { "/lib/libc.so.6", "", 20, {} } };
+        r.calls = CallPathsReport {};
+        r.calls->arcs = { CallArc { "_start (libc.so.6)", "main", 100 }, CallArc { "main", "memcpy (libc.so.6)", 12 },
+            CallArc { "main", "sd", 88.4 }, CallArc { "main", "unused", 0.2 } };
+        const std::string out = renderCallgrindReport(r, {});
+        const std::string calls = "\n"
+                                  "ob=(2)\n"
+                                  "fl=(3)\n"
+                                  "fn=(7) _start\n"
+                                  "cob=(1)\n"
+                                  "cfi=(3)\n"
+                                  "cfn=(2)\n"
+                                  "calls=0 0\n"
+                                  "0 100\n"
+                                  "\n"
+                                  "ob=(1)\n"
+                                  "fl=(3)\n"
+                                  "fn=(2)\n"
+                                  "cob=(2)\n"
+                                  "cfi=(3)\n"
+                                  "cfn=(4)\n"
+                                  "calls=0 0\n"
+                                  "0 12\n"
+                                  "cob=(1)\n"
+                                  "cfi=(1)\n"
+                                  "cfn=(1)\n"
+                                  "calls=0 0\n"
+                                  "0 88\n"
+                                  "\n"
+                                  "totals: 120\n";
+        ASSERT_GE(out.size(), calls.size());
+        EXPECT_EQ(out.substr(out.size() - calls.size()), calls) << out;
+        // With instructions, the call site is instruction 0 of line 0.
+        Report withInstructions = handMadeReport();
+        withInstructions.calls = r.calls;
+        EXPECT_NE(renderCallgrindReport(withInstructions, {}).find("calls=0 0 0\n0 0 88\n"), std::string::npos);
+    }
+
     // The CSV's records as fields (the renderer's quoting is simple: no field here holds a quote).
     std::vector<std::vector<std::string>> csvRows(const std::string& csv)
     {

@@ -305,6 +305,13 @@ struct CallFunctionRow {
     bool showCallers = true, showCallees = true, allEdges = false;
 };
 
+// A call from one function to another: the callee's inclusive samples under that caller
+// (recursion counted once), as callgrind's calls= lines give them.
+struct CallArc {
+    std::string caller, callee;
+    double samples = 0;
+};
+
 struct CallPathsReport {
     uint64_t samples = 0; // samples with a path
     uint64_t cut = 0; // of those, cut for room in the collector's tree
@@ -312,6 +319,7 @@ struct CallPathsReport {
     std::vector<CallFunctionRow> functions; // decreasing inclusive samples, at most the asked number
     size_t moreFunctions = 0;
     std::vector<CallEdge> shortPaths; // why paths stopped short, % of the samples with a path
+    std::vector<CallArc> arcs; // every call of the tree, by caller then callee name
 };
 
 // One of the top modules of a merge, across its ranks: each rank's share of its own in-range hits.
