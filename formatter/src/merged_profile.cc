@@ -55,10 +55,11 @@ namespace {
         return fmt::format("{:#x}", l.address);
     }
 
+    // Version 1, or 3 with call paths (whose nodes are named as the blocked places are).
     void identity(std::string& out, const Profile& p)
     {
-        out += fmt::format("ppe-profile 1\nproducer {}\nstatus {}\nend-reason {}\n", quoted(p.producer),
-            statusName(p.status), quoted(p.endReason));
+        out += fmt::format("ppe-profile {}\nproducer {}\nstatus {}\nend-reason {}\n", p.calls.nodes.size() > 1 ? 3 : 1,
+            quoted(p.producer), statusName(p.status), quoted(p.endReason));
         out += fmt::format(
             "host {}\ncpu {}\narch {}\nos {}\n", quoted(p.host), quoted(p.cpu), quoted(p.arch), quoted(p.os));
         out += fmt::format("pid {}\nparent-pid {}\n", p.pid, p.parentPid);
@@ -168,6 +169,20 @@ namespace {
                 place(b.caller), b.tid);
     }
 
+    // The merged calling-context tree: the `call-paths` line, then each node after its parent.
+    void callPaths(std::string& out, const Profile& p)
+    {
+        const CallPaths& calls = p.calls;
+        if (calls.nodes.size() < 2)
+            return;
+        out += fmt::format("call-paths {} {} {}\n", calls.samples, calls.cut, calls.nodes.size() - 1);
+        for (size_t i = 1; i < calls.nodes.size(); ++i) {
+            const CallPathNode& n = calls.nodes[i];
+            out += fmt::format("call-node {} {} {} {}\n", i, n.parent,
+                n.marker ? fmt::format("{:#x}", n.marker) : place(n.place), n.self);
+        }
+    }
+
 } // namespace
 
 Result<std::string> mergedProfileText(Profile sum, Messages& messages)
@@ -180,6 +195,11 @@ Result<std::string> mergedProfileText(Profile sum, Messages& messages)
             fmt::format("the merge has {} shared objects with {} sampled offsets, more than a profile holds ({} and "
                         "{}): it cannot be written as one .ppe",
                 sum.objects.size(), hits, kMaxProfileObjects, kMaxProfileObjectHits) };
+    if (sum.calls.nodes.size() > kMaxProfileCallNodes + 1)
+        return Error { "", 0,
+            fmt::format("the merge's call paths have {} calling contexts, more than a profile holds ({}): it cannot "
+                        "be written as one .ppe",
+                sum.calls.nodes.size() - 1, kMaxProfileCallNodes) };
     foldThreads(sum, messages);
     foldBlocked(sum, messages);
     std::string out;
@@ -188,6 +208,7 @@ Result<std::string> mergedProfileText(Profile sum, Messages& messages)
     sampling(out, sum);
     objects(out, sum);
     threads(out, sum);
+    callPaths(out, sum);
     for (const Bin& b : sum.bins)
         out += fmt::format("bin {:#x} {}\n", b.address, b.count);
     out += "end\n";

@@ -1,4 +1,5 @@
 #include "call_records.h"
+#include "thread_records.h"
 
 #include "ppe/core/call_tree.h"
 #include "ppe/profile/profile_reader.h"
@@ -36,12 +37,15 @@ namespace {
         return "";
     }
 
-    std::string onCallNode(const Fields& f, const CallRecords& r, CallPaths& calls)
+    std::string onCallNode(const Fields& f, const CallRecords& r, Profile& p)
     {
-        const char* usage = "call-node: expected ID PARENT 0xADDRESS SELF";
-        uint64_t id = 0, parent = 0, address = 0, self = 0;
-        if (f.size() != 5 || !take(parseUnsigned(f[1]), id) || !take(parseUnsigned(f[2]), parent)
-            || !take(parseHex(f[3]), address) || !take(parseUnsigned(f[4]), self))
+        const char* usage = "call-node: expected ID PARENT PLACE SELF (PLACE: 0xADDRESS, image+0xADDRESS or "
+                            "OBJECT+0xOFFSET of an object named before)";
+        CallPaths& calls = p.calls;
+        uint64_t id = 0, parent = 0, self = 0;
+        const std::optional<CodeLocation> place = f.size() == 5 ? parseLocation(f[3], p) : std::nullopt;
+        if (!place || place->kind == CodeLocation::Kind::None || !take(parseUnsigned(f[1]), id)
+            || !take(parseUnsigned(f[2]), parent) || !take(parseUnsigned(f[4]), self))
             return usage;
         if (!r.header)
             return "call-node before the 'call-paths' line";
@@ -54,22 +58,24 @@ namespace {
         CallPathNode node;
         node.parent = uint32_t(parent);
         node.self = self;
-        if (address >= kShortPathBase && address < kShortPathEnd)
-            node.marker = address;
+        const bool marker = place->kind == CodeLocation::Kind::Address && place->address >= kShortPathBase
+            && place->address < kShortPathEnd;
+        if (marker)
+            node.marker = place->address;
         else
-            node.place = CodeLocation { CodeLocation::Kind::Address, 0, address };
+            node.place = *place;
         calls.nodes.push_back(node);
         return "";
     }
 
 } // namespace
 
-std::optional<std::string> takeCallRecord(const std::vector<std::string>& f, CallRecords& r, CallPaths& calls)
+std::optional<std::string> takeCallRecord(const std::vector<std::string>& f, CallRecords& r, Profile& p)
 {
     if (f[0] == "call-paths")
-        return onCallPaths(f, r, calls);
+        return onCallPaths(f, r, p.calls);
     if (f[0] == "call-node")
-        return onCallNode(f, r, calls);
+        return onCallNode(f, r, p);
     return std::nullopt;
 }
 

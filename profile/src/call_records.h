@@ -20,7 +20,9 @@ struct CallRecords {
 
 // Takes a line of either record: nullopt when the line is neither, else an error message, or ""
 // when the line is good.
-std::optional<std::string> takeCallRecord(const std::vector<std::string>& f, CallRecords& r, CallPaths& calls);
+// A node's place is a run-time address or, in a merge written as a .ppe, `image+0xADDR` or
+// `ID+0xOFFSET` (thread_records.h's places).
+std::optional<std::string> takeCallRecord(const std::vector<std::string>& f, CallRecords& r, Profile& p);
 
 // The whole tree's checks, then the root's samples (those cut where nothing fitted): "" or the
 // problem.

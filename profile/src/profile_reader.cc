@@ -520,7 +520,7 @@ namespace {
                     return problem->empty() ? std::nullopt : std::optional(error(number, *problem));
             }
             if (m_profile.version >= kCallPathsVersion) {
-                if (auto problem = detail::takeCallRecord(*fields, m_callRecords, m_profile.calls))
+                if (auto problem = detail::takeCallRecord(*fields, m_callRecords, m_profile))
                     return problem->empty() ? std::nullopt : std::optional(error(number, *problem));
             }
             auto handler = handlers().find((*fields)[0]);

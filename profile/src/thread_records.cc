@@ -6,29 +6,28 @@
 
 namespace ppe::detail {
 
-namespace {
-
-    // `-`, `image+0xADDR`, `ID+0xOFFSET` (an object already named) or `0xADDR`.
-    std::optional<CodeLocation> parseLocation(const std::string& text, const Profile& p)
-    {
-        if (text == "-")
-            return CodeLocation {};
-        const size_t plus = text.find('+');
-        if (plus == std::string::npos) {
-            auto address = parseHex(text);
-            return address ? std::optional(CodeLocation { CodeLocation::Kind::Address, 0, *address }) : std::nullopt;
-        }
-        auto address = parseHex(std::string_view(text).substr(plus + 1));
-        if (!address)
-            return std::nullopt;
-        const std::string_view where = std::string_view(text).substr(0, plus);
-        if (where == "image")
-            return CodeLocation { CodeLocation::Kind::Image, 0, *address };
-        auto object = parseUnsigned(where);
-        if (!object || *object >= p.objects.size())
-            return std::nullopt;
-        return CodeLocation { CodeLocation::Kind::Object, size_t(*object), *address };
+std::optional<CodeLocation> parseLocation(const std::string& text, const Profile& p)
+{
+    if (text == "-")
+        return CodeLocation {};
+    const size_t plus = text.find('+');
+    if (plus == std::string::npos) {
+        auto address = parseHex(text);
+        return address ? std::optional(CodeLocation { CodeLocation::Kind::Address, 0, *address }) : std::nullopt;
     }
+    auto address = parseHex(std::string_view(text).substr(plus + 1));
+    if (!address)
+        return std::nullopt;
+    const std::string_view where = std::string_view(text).substr(0, plus);
+    if (where == "image")
+        return CodeLocation { CodeLocation::Kind::Image, 0, *address };
+    auto object = parseUnsigned(where);
+    if (!object || *object >= p.objects.size())
+        return std::nullopt;
+    return CodeLocation { CodeLocation::Kind::Object, size_t(*object), *address };
+}
+
+namespace {
 
     std::optional<int64_t> parseSyscall(const std::string& text)
     {

@@ -148,6 +148,16 @@ namespace {
         return { std::stod(m[1]), std::stod(m[2]) };
     }
 
+    // The report's call paths section, up to the next section or the program text.
+    std::string callPathsSection(const std::string& text)
+    {
+        const size_t at = text.find("PPE - CALL PATHS");
+        if (at == std::string::npos)
+            return "";
+        const size_t end = std::min(text.find("PPE - ", at + 1), text.find("Program text", at));
+        return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    }
+
     // The report's leaf `leaf` came through `caller` 70 % of the time, within three errors of its
     // own samples.
     void expectSeventyPercentThrough(const std::string& text, const std::string& leaf, const std::string& caller)
@@ -199,6 +209,30 @@ namespace {
         EXPECT_GE(contexts, std::max(each[0].second, each[1].second)) << merged.out;
         EXPECT_LE(contexts, each[0].second + each[1].second) << merged.out;
         expectSeventyPercentThrough(merged.out, "leaf", "caller_a");
+        // Written as a .ppe (--merge-out), the merge keeps its tree: formatted, the same call paths;
+        // and merged again with a third run (a merge node by node, then of the nodes' merges), the
+        // same as the three runs merged at once.
+        std::vector<std::string> runs;
+        for (const auto& entry : std::filesystem::directory_iterator(dir))
+            runs.push_back(entry.path().string());
+        const std::string written = m_dir.file("merged.ppe");
+        ASSERT_EQ(runProgram({ PPEOUT, "--merge-out", written, runs[0], runs[1] }).status, 0);
+        const RunResult reread = runProgram({ PPEOUT, written });
+        ASSERT_TRUE(reread.exited && reread.status == 0) << reread.err;
+        EXPECT_EQ(callPathsSection(reread.out), callPathsSection(merged.out));
+        const RunResult third
+            = runProgram({ PPE_LAUNCHER, "-g", "-o", m_dir.file("third.ppe"), PPE_CALL_PATHS, "300" });
+        ASSERT_TRUE(third.exited && third.status == 0) << third.err;
+        const RunResult twoLevels
+            = runProgram({ PPEOUT, "--merge-out", m_dir.file("all.ppe"), written, m_dir.file("third.ppe") });
+        ASSERT_EQ(twoLevels.status, 0) << twoLevels.err;
+        const RunResult all = runProgram({ PPEOUT, m_dir.file("all.ppe") });
+        const RunResult atOnce
+            = runProgram({ PPEOUT, "--merge-out", m_dir.file("once.ppe"), runs[0], runs[1], m_dir.file("third.ppe") });
+        ASSERT_EQ(atOnce.status, 0) << atOnce.err;
+        const RunResult once = runProgram({ PPEOUT, m_dir.file("once.ppe") });
+        EXPECT_FALSE(callPathsSection(all.out).empty()) << all.out;
+        EXPECT_EQ(callPathsSection(all.out), callPathsSection(once.out));
     }
 
     // A run killed with SIGKILL keeps its call paths: the tree lives in the live file, and `ppe

@@ -64,6 +64,19 @@ call-node 5 4 0x7f0000001020 1
         EXPECT_EQ(c.nodes[4].place.kind, CodeLocation::Kind::None);
     }
 
+    // A merge written as a .ppe (ppeout --merge-out) names its nodes' places as its blocked places:
+    // image+0xADDRESS (link-time), OBJECT+0xOFFSET of an object named before.
+    TEST(CallRecords, AMergesNodesAreNamedPlaces)
+    {
+        auto p = parse("call-paths 2 0 2\ncall-node 1 0 image+0x1100 0\ncall-node 2 1 image+0x1200 2\n");
+        ASSERT_TRUE(p) << p.error().str();
+        ASSERT_EQ(p->calls.nodes.size(), 3u);
+        EXPECT_EQ(p->calls.nodes[1].place.kind, CodeLocation::Kind::Image);
+        EXPECT_EQ(p->calls.nodes[1].place.address, 0x1100u) << "as written: already link-time";
+        EXPECT_EQ(p->calls.nodes[2].place.address, 0x1200u);
+        EXPECT_EQ(p->calls.nodes[2].self, 2u);
+    }
+
     TEST(CallRecords, AProfileWithoutThemHasNone)
     {
         auto p = parse("");
@@ -90,6 +103,8 @@ call-node 5 4 0x7f0000001020 1
         expectError("call-paths 1 0 1\ncall-node 1 0 0x401100 1\ncall-node 2 1 0x401100 0\n", first + 2,
             "more call-node lines than 'call-paths' says");
         expectError("call-paths 1 0 1\ncall-node 1 0 xyz 1\n", first + 1, "call-node: expected ID PARENT");
+        expectError("call-paths 1 0 1\ncall-node 1 0 - 1\n", first + 1, "call-node: expected ID PARENT");
+        expectError("call-paths 1 0 1\ncall-node 1 0 5+0x10 1\n", first + 1, "of an object named before");
         expectError("call-paths 1 0 2\ncall-node 1 0 0x401100 1\n", 0, "promises 2 nodes; 1 call-node lines follow");
         expectError("call-paths 1 0 1\ncall-node 1 0 0x401100 5\n", 0, "add up to more than call-paths' 1");
         expectError("call-paths 1 0 1\ncall-paths 1 0 1\n", first + 1, "a second 'call-paths' line");

@@ -12,11 +12,12 @@
 namespace ppe::formatter {
 
 // The text of a version-1 .ppe (docs/ppe-format.md) holding `sum`: every record the reader takes,
-// with the merge's `merged-profiles`, `merged-pids` and `merged-end-reasons`. What a profile may
+// with the merge's `merged-profiles`, `merged-pids` and `merged-end-reasons`; version 3 with the
+// merged call paths, their places named as the blocked places are (image+0x.., OBJECT+0x..). What a profile may
 // not hold (profile_reader.h's limits) is folded, with a note: threads beyond the limit into one
 // thread line of tid 0, blocked places beyond it into one place of "other calls". Per-rank shares
 // are not kept: a merge of merged files compares the files as wholes in its imbalance section.
-// An error when the objects or their hits exceed what a profile may hold.
+// An error when the objects or their hits, or the calling contexts, exceed what a profile may hold.
 Result<std::string> mergedProfileText(Profile sum, Messages& messages);
 
 } // namespace ppe::formatter
