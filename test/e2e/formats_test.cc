@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fcntl.h>
 #include <map>
 #include <regex>
 #include <sstream>
+#include <unistd.h>
 
 namespace ppe::testing {
 namespace {
@@ -308,6 +310,10 @@ for m in report["lines"]:
         const Running reader = startProgram({ "sh", "-c", "cat " + dir.file("fifo") + " > " + dir.file("got") });
         const RunResult out = runProgram({ PPEOUT, "--format", "csv", ppe, dir.file("fifo") });
         EXPECT_EQ(out.status, 0) << out.err;
+        // A ppeout that never opened the FIFO would leave the reader blocked for good: a writer's
+        // open and close (refused, ENXIO, when the reader has gone) gives it its end of file.
+        if (const int fd = open(dir.file("fifo").c_str(), O_WRONLY | O_NONBLOCK); fd >= 0)
+            close(fd);
         EXPECT_EQ(waitProgram(reader).status, 0);
         EXPECT_EQ(readFile(dir.file("got")).rfind("kind,object,module", 0), 0u);
         EXPECT_FALSE(fileExists(dir.file("fifo.~1~")));
