@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -199,6 +200,23 @@ namespace {
         }
     }
 
+    // The function table's rows (modules that are functions, named as the paths name them) get their
+    // inclusive share beside their own.
+    void addInclusiveColumn(Report& report, const Folded& f, const PathTotals& t, double n)
+    {
+        if (report.moduleKind != ModuleKind::Function || n <= 0)
+            return;
+        std::unordered_map<std::string_view, uint32_t> byName;
+        for (uint32_t fn = 0; fn < f.names.size(); ++fn)
+            byName.emplace(f.names[fn], fn);
+        for (ModuleRow& row : report.modules) {
+            const auto found = byName.find(row.name);
+            const Share inclusive = shareOf(found != byName.end() ? t.inclusive[found->second] : 0.0, n, 1.0);
+            row.inclusivePercent = inclusive.percent;
+            row.inclusiveError = inclusive.error;
+        }
+    }
+
 } // namespace
 
 void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top, const CallFocus& focus)
@@ -233,6 +251,7 @@ void addCallPaths(Report& report, const PlaceNamer& functionOf, size_t top, cons
         for (const auto& [callee, samples] : t.callees[fn])
             out.arcs.push_back(CallArc { f.names[fn], f.names[callee], samples });
     }
+    addInclusiveColumn(report, f, t, n);
     std::sort(out.arcs.begin(), out.arcs.end(),
         [](const CallArc& a, const CallArc& b) { return std::tie(a.caller, a.callee) < std::tie(b.caller, b.callee); });
     report.calls = std::move(out);

@@ -192,6 +192,10 @@ namespace {
             w.field("size", r.size);
             w.field("ranges", r.ranges);
             w.field("split_hits", r.splitHits);
+            if (r.inclusivePercent >= 0) {
+                w.field("inclusive_percent", r.inclusivePercent);
+                w.field("inclusive_error", r.inclusiveError);
+            }
             w.endObject();
         }
         w.endArray();

@@ -165,26 +165,44 @@ namespace {
                    "their sum\n";
     }
 
+    // With call paths, a function's time with its callees ("Incl %") after its own: its column
+    // heading, or a row's entry.
+    std::string inclusiveColumn(bool shown, const ModuleRow* row)
+    {
+        if (!shown)
+            return "";
+        if (!row)
+            return fmt::format("  {:>6} +- {:>5} ", "Incl %", "error");
+        return fmt::format("  {:>6.2f} +- {:>5.2f} ", row->inclusivePercent, row->inclusiveError);
+    }
+
     // The rows of a module table, with `none`: the hits where no module's code is.
     void moduleRows(std::string& out, const std::vector<ModuleRow>& modules, const Share& none)
     {
         size_t width = 11;
-        for (const ModuleRow& row : modules)
+        bool inclusive = false;
+        for (const ModuleRow& row : modules) {
             width = std::max(width, std::min(row.name.size(), kMaxNameWidth));
-        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5}   {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
-            "Module name", width, "Time %", "error", "All %", "Acc %", "Hits", "Address", "Size");
+            inclusive |= row.inclusivePercent >= 0;
+        }
+        out += fmt::format("{:>4}   {:<{}}  {:>6} +- {:>5} {}  {:>6}  {:>6}  {:>10}  {:>10}   {:>8}\n", "#",
+            "Module name", width, "Time %", "error", inclusiveColumn(inclusive, nullptr), "All %", "Acc %", "Hits",
+            "Address", "Size");
         size_t rank = 0;
         for (const ModuleRow& row : modules) {
             out += fmt::format(
-                "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
-                fitName(row.name, width), width, row.percent, row.error, splitMark(row), row.percentOfAll,
-                row.accumulated, row.hits, row.address, rangesMark(row), row.size);
+                "{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}{}{}  {:>6.2f}  {:>6.2f}  {:>10.0f}  {:>10X}{}  {:>8}\n", ++rank,
+                fitName(row.name, width), width, row.percent, row.error, splitMark(row),
+                inclusiveColumn(inclusive, &row), row.percentOfAll, row.accumulated, row.hits, row.address,
+                rangesMark(row), row.size);
         }
         if (none.hits > 0.5) {
-            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f}   {:>6}  {:>6}  {:>10.0f}\n", "", "(no module)",
-                width, none.percent, none.error, "", "", none.hits);
+            out += fmt::format("{:>4} - {:<{}}  {:>6.2f} +- {:>5.2f} {}  {:>6}  {:>6}  {:>10.0f}\n", "", "(no module)",
+                width, none.percent, none.error, inclusive ? std::string(18, ' ') : "", "", "", none.hits);
         }
         tableNotes(out, modules);
+        if (inclusive)
+            out += "   Incl %: the function with its callees, % of the samples with a call path (see CALL PATHS)\n";
     }
 
     void moduleTable(std::string& out, const Report& r)

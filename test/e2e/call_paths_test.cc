@@ -4,6 +4,7 @@
 // with the objects' CFI) and formatted by ppeout: the shares are the truth within their errors, and
 // agree with `perf record --call-graph dwarf` of the same program.
 #include "json_schema_check.h"
+#include "report_text.h"
 #include "run_program.h"
 #include "temp_dir.h"
 
@@ -315,6 +316,39 @@ print([e["percent"] for e in leaf["callers"] if e["name"] == "caller_a"][0])
         EXPECT_NEAR(std::stod(m[2]), share, 0.005);
         EXPECT_NE(csv.out.find("\ncall,,,leaf,"), std::string::npos);
         EXPECT_NE(csv.out.find("\ncall-self,,,leaf,"), std::string::npos);
+    }
+
+    // ppeout --by function: the function table gives each function's inclusive share and error
+    // beside its own, those of the call paths section; by unit there is no such column.
+    TEST_F(CallPathsTest, TheFunctionTableGivesEachFunctionsInclusiveShare)
+    {
+        profiled("300");
+        const RunResult byFunction = runProgram({ PPEOUT, "--by", "function", m_dir.file("calls.ppe"), "-" });
+        ASSERT_EQ(byFunction.status, 0) << byFunction.err;
+        const std::map<std::string, CallRow> calls = callRows(byFunction.out);
+        const std::vector<Row> rows = moduleRows(byFunction.out);
+        ASSERT_GE(rows.size(), 3u) << byFunction.out;
+        for (const Row& r : rows) {
+            ASSERT_TRUE(calls.count(r.name)) << r.name << "\n" << byFunction.out;
+            EXPECT_DOUBLE_EQ(r.inclusive, calls.at(r.name).inclusive) << r.name;
+            EXPECT_DOUBLE_EQ(r.inclusiveError, calls.at(r.name).inclusiveError) << r.name;
+        }
+        // JSON (valid by its schema) holds the same.
+        const std::string json = m_dir.file("functions.json");
+        ASSERT_EQ(runProgram({ PPEOUT, "-f", "json", "--by", "function", m_dir.file("calls.ppe"), json }).status, 0);
+        const RunResult checked = runProgram({ "python3", "-c", schemaCheckedScript(R"(
+print([m["inclusive_percent"] for m in report["modules"] if m["name"] == "leaf"][0])
+)"),
+            PPE_SOURCE_DIR "/docs/report.schema.json", json });
+        ASSERT_EQ(checked.status, 0) << checked.err;
+        if (!checked.out.starts_with("SKIP") && calls.count("leaf")) {
+            EXPECT_NEAR(std::stod(checked.out), calls.at("leaf").inclusive, 0.005);
+        }
+        const RunResult byUnit = runProgram({ PPEOUT, "--by", "unit", m_dir.file("calls.ppe"), "-" });
+        ASSERT_EQ(byUnit.status, 0) << byUnit.err;
+        ASSERT_FALSE(moduleRows(byUnit.out).empty()) << byUnit.out;
+        for (const Row& r : moduleRows(byUnit.out))
+            EXPECT_EQ(r.inclusive, -1) << r.name;
     }
 
     // ppeout -f callgrind: callgrind_annotate --inclusive=yes (valgrind's reader of the calls=

@@ -10,8 +10,9 @@ namespace ppe::testing {
 
 std::vector<Row> moduleRows(const std::string& report)
 {
-    static const std::regex kRow(
-        R"(^\s*\d+ - (.+?)\s+([0-9.]+) \+-\s+([0-9.]+)(\*?)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+([0-9A-F]+)(\+?)\s+(\d+)$)");
+    // With call paths, "Incl % +- error" after the error (groups 11 and 12).
+    static const std::regex kRow(R"(^\s*\d+ - (.+?)\s+([0-9.]+) \+-\s+([0-9.]+)(\*?)(?:\s+([0-9.]+) \+-\s+([0-9.]+))?)"
+                                 R"(\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+([0-9A-F]+)(\+?)\s+(\d+)$)");
     std::vector<Row> rows;
     std::istringstream in(report);
     std::string line;
@@ -19,8 +20,9 @@ std::vector<Row> moduleRows(const std::string& report)
     while (
         std::getline(in, line) && line.rfind("PPE - SHARED OBJECTS", 0) != 0 && line.rfind("Program text.", 0) != 0) {
         if (std::regex_match(line, m, kRow)) {
-            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[6]), std::stod(m[7]),
-                std::stoull(m[8], nullptr, 16), std::stoull(m[10]), std::stod(m[5]), m[4] == "*", m[9] == "+" });
+            rows.push_back({ m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[8]), std::stod(m[9]),
+                std::stoull(m[10], nullptr, 16), std::stoull(m[12]), std::stod(m[7]), m[4] == "*", m[11] == "+",
+                m[5].matched ? std::stod(m[5]) : -1, m[6].matched ? std::stod(m[6]) : 0 });
         }
     }
     return rows;

@@ -14,6 +14,7 @@ struct Row {
     double allPercent = 0; // the "All %" column: of all samples
     bool split = false; // marked '*': hits from bins split between modules
     bool severalRanges = false; // marked '+'
+    double inclusive = -1, inclusiveError = 0; // "Incl %" with call paths; -1 without
 };
 std::vector<Row> moduleRows(const std::string& report);
 std::string inRangeCount(const std::string& report);

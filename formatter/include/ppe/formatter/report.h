@@ -136,6 +136,10 @@ struct ModuleRow {
     // Its own source file as its line table names it (DWARF, a listing), with the compilation
     // directory before a relative name; "" when it has no line table.
     std::string file = {};
+    // A function's time with its callees, from the call paths (ppe -g): percent of the samples with
+    // a path and its binomial error; below 0 when the profile has none (or a unit, not a function).
+    double inclusivePercent = -1;
+    double inclusiveError = 0;
 };
 
 // One machine instruction of a line's code, with its hits (--asm).
