@@ -230,9 +230,10 @@ namespace {
         const State& s = g_sampler;
         uint64_t weight = 1;
         if (s.mechanism == Mechanism::ItimerProf) {
-            if (currentTid() == s.hooks.quietThread())
+            const pid_t tid = currentTid();
+            if (tid == s.hooks.quietThread())
                 return; // the collector's own thread, which takes SIGPROF so that no waiting thread does
-            weight = s.hooks.cpuCredit(s.intervalNs);
+            weight = s.hooks.cpuCredit(tid, s.intervalNs);
             if (!weight)
                 return; // under an interval of the thread's CPU time since its last sample
             s.hooks.weighed(weight);

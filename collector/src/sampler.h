@@ -47,7 +47,7 @@ struct SamplerHooks {
     void (*tick)(uint64_t expirations); // a real-time timer expiry; from a signal handler
     // itimer-prof: the intervals of the interrupted thread's own CPU time its sample stands for (0:
     // less than one so far, no sample), and the sample of that weight taken. From a signal handler.
-    uint64_t (*cpuCredit)(uint64_t intervalNs);
+    uint64_t (*cpuCredit)(pid_t tid, uint64_t intervalNs);
     void (*weighed)(uint64_t weight);
     // The collector's own thread (0: none), which is sent no forwarded sample: it blocks every
     // signal, and queued real-time signals would pile up there. From a signal handler.

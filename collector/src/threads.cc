@@ -123,9 +123,9 @@ void openCpuCredit(pid_t skip)
     }
 }
 
-uint64_t creditThreadCpu(uint64_t intervalNs)
+uint64_t creditThreadCpu(pid_t tid, uint64_t intervalNs)
 {
-    ThreadSlot* slot = threadSlot(pid_t(syscall(SYS_gettid)));
+    ThreadSlot* slot = threadSlot(tid);
     timespec cpu {};
     if (!slot || !intervalNs || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0)
         return 1; // no table room: a plain sample

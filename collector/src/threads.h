@@ -59,8 +59,9 @@ void countSampleOf(pid_t tid, uint64_t weight);
 // thread met later in the period started in it. Signal-safe.
 void openCpuCredit(pid_t skip);
 // The intervals of `intervalNs` of the calling thread's CPU time not yet credited, now credited
-// (0: less than one; it stays for the next). Signal-safe, lock-free.
-uint64_t creditThreadCpu(uint64_t intervalNs);
+// (0: less than one; it stays for the next); `tid` is the calling thread's id. Signal-safe,
+// lock-free.
+uint64_t creditThreadCpu(pid_t tid, uint64_t intervalNs);
 
 // Reads the thread's CPU time while it lives; false when it has ended. Signal-safe.
 bool readThreadCpu(ThreadSlot& slot);

@@ -218,9 +218,11 @@ namespace {
     // inclusive samples under it.
     void calls(Writer& w, const Report& r)
     {
+        if (!r.calls)
+            return;
         const std::string site = w.instructions ? "0 0" : "0";
         const CallArc* last = nullptr;
-        for (const CallArc& arc : r.calls ? r.calls->arcs : std::vector<CallArc> {}) {
+        for (const CallArc& arc : r.calls->arcs) {
             if (cost(arc.samples) == 0)
                 continue;
             if (!last || last->caller != arc.caller) {

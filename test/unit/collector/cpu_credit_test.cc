@@ -42,17 +42,17 @@ namespace {
     {
         clearThreads();
         openCpuCredit(0); // this thread credited up to now
-        EXPECT_EQ(creditThreadCpu(kInterval), 0u) << "no whole interval yet";
+        EXPECT_EQ(creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval), 0u) << "no whole interval yet";
         spin(20 * kInterval);
-        const uint64_t first = creditThreadCpu(kInterval);
+        const uint64_t first = creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval);
         EXPECT_GE(first, 20u);
         EXPECT_LE(first, 21u);
-        EXPECT_EQ(creditThreadCpu(kInterval), 0u) << "credited once only";
+        EXPECT_EQ(creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval), 0u) << "credited once only";
         // The parts of an interval left over add up: 25 samples of 0.6 intervals each give 15.
         uint64_t sum = 0;
         for (int i = 0; i < 25; ++i) {
             spin(kInterval * 6 / 10);
-            sum += creditThreadCpu(kInterval);
+            sum += creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval);
         }
         EXPECT_GE(sum, 15u);
         EXPECT_LE(sum, 16u);
@@ -64,14 +64,14 @@ namespace {
         spin(10 * kInterval); // before the period: not the profile's
         openCpuCredit(0);
         spin(4 * kInterval);
-        const uint64_t mine = creditThreadCpu(kInterval);
+        const uint64_t mine = creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval);
         EXPECT_GE(mine, 4u);
         EXPECT_LE(mine, 5u);
         // A thread started in the period was not met by openCpuCredit: all its CPU time is in it.
         uint64_t theirs = 0;
         std::thread([&] {
             spin(6 * kInterval);
-            theirs = creditThreadCpu(kInterval);
+            theirs = creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval);
         }).join();
         EXPECT_GE(theirs, 6u);
         EXPECT_LE(theirs, 7u);
@@ -82,7 +82,7 @@ namespace {
         clearThreads();
         openCpuCredit(0);
         spin(2 * kInterval);
-        creditThreadCpu(kInterval);
+        creditThreadCpu(pid_t(syscall(SYS_gettid)), kInterval);
         const ThreadSlot* slot = threadSlot(pid_t(syscall(SYS_gettid)));
         ASSERT_NE(slot, nullptr);
         EXPECT_GE(slot->cpuNs, 2 * kInterval);
